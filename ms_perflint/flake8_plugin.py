@@ -1,0 +1,60 @@
+"""flake8 plugin (entry point ``MSP``): a thin adapter over the engine.
+
+Importing this module is cheap: no libcst until a file is actually checked with
+an MSP code selected. flake8 decides ``# noqa`` itself, so the engine is told not
+to; the 0-based column is yielded and flake8 adds 1, so the output matches the CLI.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, ClassVar, Generator, List, Optional, Tuple
+
+from ms_perflint import __version__
+
+_RULES_FOLDER = os.path.join(os.path.dirname(__file__), "rules")
+
+
+def rule_codes() -> List[str]:
+    """Codes of all rules, read from the rule modules' file names (``msp101_*.py`` -> ``MSP101``)."""
+    return sorted(
+        name[:6].upper() for name in os.listdir(_RULES_FOLDER) if name.startswith("msp") and name.endswith(".py")
+    )
+
+
+class Plugin:
+    """flake8 calls ``Plugin(tree, lines, filename).run()`` for each file.
+
+    ``tree`` (flake8's AST) is requested only because flake8 classifies a plugin by
+    its first parameter; the engine parses with libcst from ``lines``.
+    """
+
+    name = "ms-perflint"
+    version = __version__
+    #: Codes flake8 selected for this run; set by :meth:`parse_options`, None before.
+    enabled_codes: ClassVar[Optional[Tuple[str, ...]]] = None
+
+    def __init__(self, tree: Any, lines: List[str], filename: str) -> None:
+        self.lines = lines
+        self.filename = filename
+
+    @classmethod
+    def parse_options(cls, options: Any) -> None:
+        """Ask flake8's own decision engine which MSP codes are on, so ``--select E,F`` costs nothing."""
+        from flake8.style_guide import Decision, DecisionEngine
+
+        engine = DecisionEngine(options)
+        cls.enabled_codes = tuple(code for code in rule_codes() if engine.decision_for(code) is Decision.Selected)
+
+    def run(self) -> Generator[Tuple[int, int, str, type], None, None]:
+        """Yield ``(line, 0-based column, "CODE message", type)`` for each finding."""
+        codes = self.enabled_codes if self.enabled_codes is not None else tuple(rule_codes())
+        if not codes:
+            return
+        from ms_perflint.engine import lint_source
+        from ms_perflint.settings import Settings
+
+        settings = Settings(select=codes, apply_noqa=False)
+        result = lint_source("".join(self.lines), self.filename, settings)
+        for violation in result.violations:
+            yield violation.line, violation.column, f"{violation.code} {violation.message}", type(self)

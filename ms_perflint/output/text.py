@@ -1,0 +1,65 @@
+"""The default ``path:line:col: CODE [*] message`` format (1-based columns, as ruff and flake8)."""
+
+from __future__ import annotations
+
+from typing import Iterable, List, Sequence, TextIO
+
+from ms_perflint.engine import FileResult
+from ms_perflint.rule import FixSafety, Violation
+
+
+def is_marked_fixable(violation: Violation, unsafe_fixes: bool) -> bool:
+    """``[*]``: the finding would be fixed by ``--fix`` with the current unsafe-fixes setting."""
+    fix = violation.fix
+    return fix is not None and (fix.safety is FixSafety.SAFE or unsafe_fixes)
+
+
+def format_violation(path: str, violation: Violation, unsafe_fixes: bool = False) -> str:
+    """One finding as a line."""
+    mark = " [*]" if is_marked_fixable(violation, unsafe_fixes) else ""
+    return f"{path}:{violation.line}:{violation.column + 1}: {violation.code}{mark} {violation.message}"
+
+
+def format_error(result: FileResult) -> str:
+    """A file that could not be linted, as a finding-like line."""
+    error = result.error
+    assert error is not None
+    return f"{result.path}:{error.line}:{error.column + 1}: {error.kind}: {error.message}"
+
+
+def sorted_lines(results: Iterable[FileResult], unsafe_fixes: bool = False) -> List[str]:
+    """Every finding and file error, sorted by path, line and column."""
+    rows = []
+    for result in results:
+        if result.error is not None:
+            rows.append((result.path, result.error.line, result.error.column, format_error(result)))
+        for violation in result.violations:
+            rows.append((result.path, violation.line, violation.column, format_violation(result.path, violation, unsafe_fixes)))
+    return [row[3] for row in sorted(rows, key=lambda row: row[:3])]
+
+
+def summary(results: Sequence[FileResult]) -> str:
+    """The closing line: how many findings, errors, and fixable ones."""
+    findings = sum(len(result.violations) for result in results)
+    errors = sum(1 for result in results if result.error is not None)
+    if not findings and not errors:
+        return f"All checks passed! ({len(results)} file{'s' if len(results) != 1 else ''} checked)"
+    safe = sum(1 for r in results for v in r.violations if v.fix is not None and v.fix.safety is FixSafety.SAFE)
+    unsafe = sum(1 for r in results for v in r.violations if v.fix is not None and v.fix.safety is FixSafety.UNSAFE)
+    parts = [f"Found {findings} finding{'s' if findings != 1 else ''} in {len(results)} file{'s' if len(results) != 1 else ''}"]
+    if errors:
+        parts.append(f"{errors} file{'s' if errors != 1 else ''} could not be checked")
+    text = "; ".join(parts) + "."
+    if safe:
+        text += f"\n[*] {safe} fixable with the `--fix` option."
+    if unsafe:
+        text += f"\n{unsafe} more fix{'es' if unsafe != 1 else ''} available with `--fix --unsafe-fixes`."
+    return text
+
+
+def write_text(results: Sequence[FileResult], stream: TextIO, quiet: bool = False) -> None:
+    """Print findings, then the summary (unless quiet)."""
+    for line in sorted_lines(results):
+        stream.write(line + "\n")
+    if not quiet:
+        stream.write(summary(results) + "\n")

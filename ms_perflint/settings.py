@@ -1,0 +1,79 @@
+"""Resolved settings for one run: which codes are on, rule options, noqa handling.
+
+Both front ends build a :class:`Settings` and hand it to the engine, so the CLI
+and the flake8 plugin make the same decisions. Reading config files lives in
+:mod:`ms_perflint.config`; this module only holds and queries the result.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple
+
+DEFAULT_SELECT: Tuple[str, ...] = ("MSP",)
+
+
+def _longest_match(code: str, prefixes: Iterable[str]) -> int:
+    return max((len(prefix) for prefix in prefixes if code.startswith(prefix)), default=-1)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that changes what the engine reports for a file."""
+
+    select: Tuple[str, ...] = DEFAULT_SELECT
+    extend_select: Tuple[str, ...] = ()
+    ignore: Tuple[str, ...] = ()
+    #: ``{glob: codes}``: codes ignored in files whose path matches the glob.
+    per_file_ignores: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
+    #: Rule options by name (``alignment``, ``ascend-target``); missing ones take rule defaults.
+    rule_options: Mapping[str, Any] = field(default_factory=dict)
+    #: Honour ``# noqa`` comments. The flake8 plugin turns this off: flake8 does it.
+    apply_noqa: bool = True
+
+    def is_enabled(self, code: str, path: Optional[str] = None) -> bool:
+        """ruff/flake8 semantics: the most specific matching prefix of select vs ignore wins."""
+        selected = _longest_match(code, (*self.select, *self.extend_select))
+        ignored = _longest_match(code, (*self.ignore, *self._per_file_ignored(path)))
+        return selected >= 0 and selected > ignored
+
+    def _per_file_ignored(self, path: Optional[str]) -> Sequence[str]:
+        if not path or not self.per_file_ignores:
+            return ()
+        normalized = path.replace("\\", "/")
+        codes = []
+        for pattern, ignored in self.per_file_ignores.items():
+            if _path_matches(normalized, pattern):
+                codes.extend(ignored)
+        return codes
+
+    def option(self, name: str) -> Any:
+        """A rule option's configured value, or the default declared by the rule."""
+        if name in self.rule_options:
+            return self.rule_options[name]
+        from ms_perflint.rules import option_defaults  # late: keeps settings import-light
+
+        return option_defaults()[name]
+
+    def cache_key(self) -> str:
+        """A stable string of everything here, for keying cached results."""
+        options = sorted((key, repr(value)) for key, value in self.rule_options.items())
+        ignores = sorted((key, tuple(value)) for key, value in self.per_file_ignores.items())
+        return repr((self.select, self.extend_select, self.ignore, ignores, options, self.apply_noqa))
+
+
+def _path_matches(path: str, pattern: str) -> bool:
+    """A per-file-ignores glob matches the whole path, any trailing part of it, or the file name."""
+    pattern = pattern.replace("\\", "/")
+    if fnmatch.fnmatch(path, pattern):
+        return True
+    parts = path.split("/")
+    return any(fnmatch.fnmatch("/".join(parts[i:]), pattern) for i in range(1, len(parts)))
+
+
+def with_overrides(settings: Settings, overrides: Dict[str, Any]) -> Settings:
+    """A copy of ``settings`` with some fields replaced (command-line flags over config)."""
+    from dataclasses import replace
+
+    return replace(settings, **{key: value for key, value in overrides.items() if value is not None})

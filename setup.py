@@ -1,0 +1,43 @@
+"""Packaging for ms-perflint."""
+
+import re
+from pathlib import Path
+
+from setuptools import find_packages, setup
+
+HERE = Path(__file__).parent
+VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "ms_perflint" / "__init__.py").read_text()).group(1)
+
+TEST_REQUIRES = [
+    "pytest>=7",
+    "hypothesis>=6",
+    "pre-commit>=3",
+    "jsonschema>=4",
+]
+
+setup(
+    name="ms-perflint",
+    version=VERSION,
+    description="A performance linter for MindSpore model code on Ascend (CLI, flake8 plugin, pre-commit hook)",
+    long_description=(HERE / "README.md").read_text(encoding="utf-8"),
+    long_description_content_type="text/markdown",
+    license="Apache-2.0",
+    packages=find_packages(include=["ms_perflint", "ms_perflint.*"]),
+    python_requires=">=3.9",
+    install_requires=[
+        "libcst>=1.1",
+        "flake8>=6",
+    ],
+    extras_require={"test": TEST_REQUIRES},
+    entry_points={
+        "console_scripts": ["ms-perflint = ms_perflint.cli:main"],
+        "flake8.extension": ["MSP = ms_perflint.flake8_plugin:Plugin"],
+    },
+    classifiers=[
+        "Environment :: Console",
+        "Framework :: Flake8",
+        "Intended Audience :: Developers",
+        "Programming Language :: Python :: 3",
+        "Topic :: Software Development :: Quality Assurance",
+    ],
+)
