@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import List, Optional, Sequence
 
-from ms_perflint import __version__
+from ms_perflint import __version__, fix_runner
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -44,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     output = parser.add_argument_group("output")
     output.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
     output.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    fix_runner.add_arguments(parser)
     return parser
 
 
@@ -97,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{missing}: no such file or folder") from None
     for problem in found.problems:
         print(f"ms-perflint: warning: {problem}", file=sys.stderr)
+    if fix_runner.requested(args):
+        return fix_runner.run(args, settings, found.files, report=lambda fixed: write_text(fixed, sys.stdout, quiet=args.quiet))
     results = [lint_file(path, settings) for path in found.files]
     write_text(results, sys.stdout, quiet=args.quiet)
     has_findings = any(result.violations or result.error for result in results)
