@@ -23,12 +23,12 @@ import ast
 import difflib
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Type, Union
 
 import libcst as cst
 
 from ms_perflint.engine import FileError, FileResult, SourceText, lint_source
-from ms_perflint.rule import Fix, FixSafety, Violation
+from ms_perflint.rule import Fix, FixSafety, Rule, Violation
 from ms_perflint.settings import Settings
 from ms_perflint.writer import WriteRefused, encode_source, write_atomic
 
@@ -95,9 +95,13 @@ def fix_source(
     settings: Settings,
     unsafe: bool = False,
     max_passes: int = MAX_PASSES,
+    rules: Optional[Sequence[Type[Rule]]] = None,
 ) -> FixResult:
-    """Fix one file's source in memory. Never raises for bad input."""
-    first = lint_source(source, path, settings, keep_module=True)
+    """Fix one file's source in memory. Never raises for bad input.
+
+    ``rules`` limits the rules run (as in :func:`~ms_perflint.engine.lint_source`); default: the enabled ones.
+    """
+    first = lint_source(source, path, settings, keep_module=True, rules=rules)
     outcome = FixResult(path, remaining=first, before=first, source=first.source)
     if isinstance(source, bytes):
         outcome.original_bytes = source
@@ -107,7 +111,7 @@ def fix_source(
     if first.module.code != first.source.text:
         outcome.problems.append(FixProblem("not fixed: libcst cannot reproduce this file byte for byte"))
         return outcome
-    _FixLoop(outcome, settings, unsafe, max_passes).run(first)
+    _FixLoop(outcome, settings, unsafe, max_passes, rules).run(first)
     if outcome.fixed_text is not None:
         try:
             outcome.fixed_bytes = encode_source(outcome.fixed_text, first.source)
@@ -163,10 +167,18 @@ def _undo(outcome: FixResult) -> None:
 class _FixLoop:
     """The lint-fix-check rounds for one file."""
 
-    def __init__(self, outcome: FixResult, settings: Settings, unsafe: bool, max_passes: int) -> None:
+    def __init__(
+        self,
+        outcome: FixResult,
+        settings: Settings,
+        unsafe: bool,
+        max_passes: int,
+        rules: Optional[Sequence[Type[Rule]]],
+    ) -> None:
         assert outcome.source is not None
         self.outcome = outcome
         self.settings = settings
+        self.rules = rules
         self.unsafe = unsafe
         self.max_passes = max_passes
         self.original = outcome.source
@@ -184,7 +196,7 @@ class _FixLoop:
             text, applied = self._apply_pass(result.module, candidates)
             if text is None:
                 continue  # every chosen fix was rejected; the next pass picks other ones
-            relinted = lint_source(text, self.outcome.path, self.settings, keep_module=True)
+            relinted = lint_source(text, self.outcome.path, self.settings, keep_module=True, rules=self.rules)
             if relinted.error is not None:
                 self._reject_all(result.module, applied, f"the result does not parse: {relinted.error.message}")
                 continue
