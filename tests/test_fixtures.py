@@ -1,12 +1,14 @@
 """Fixture files (tests/fixtures/<CODE>/<case>.py) against their .expected findings.
 
 The engine, the real CLI process and the real flake8 process must all report
-exactly the expected (line, column, code) triples.
+exactly the expected (line, column, code) triples. Where ``<case>.fixed`` exists,
+the real CLI's ``--fix --unsafe-fixes`` must turn a copy of the case into it.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 from typing import List, Tuple
 
@@ -77,3 +79,24 @@ def test_cli_and_flake8_agree_with_expected(case: Path, cli_output: dict, flake8
     key = f"{case.parent.name}/{case.name}"
     assert cli_output.get(key, []) == expected
     assert flake8_output.get(key, []) == expected
+
+
+FIXED_CASES = [case for case in CASES if case.with_suffix(".fixed").exists()]
+
+
+def test_some_fixture_shows_fixes():
+    assert FIXED_CASES, "no <case>.fixed files found"
+
+
+@pytest.mark.parametrize("case", FIXED_CASES, ids=[f"{c.parent.name}/{c.stem}" for c in FIXED_CASES])
+def test_cli_fix_turns_fixture_into_fixed(case: Path, tmp_path: Path):
+    """``--fix --unsafe-fixes`` on a copy gives ``<case>.fixed`` byte for byte; then nothing is left to fix."""
+    copy = tmp_path / case.parent.name / case.name
+    copy.parent.mkdir()
+    shutil.copyfile(case, copy)
+    fixed = run_cli("--fix", "--unsafe-fixes", str(copy))
+    assert fixed.returncode in (0, 1), fixed.stderr
+    assert "warning" not in fixed.stderr, fixed.stderr
+    assert copy.read_bytes() == case.with_suffix(".fixed").read_bytes()
+    again = run_cli("--diff", "--unsafe-fixes", str(copy))
+    assert (again.returncode, again.stdout, again.stderr.splitlines()[-1]) == (0, "", "Would fix 0 findings.")
