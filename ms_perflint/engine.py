@@ -11,48 +11,18 @@ from __future__ import annotations
 import codecs
 import io
 import tokenize
-from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple, Type, Union
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ms_perflint.context import FileContext, note_class
 from ms_perflint.imports import MINDSPORE_PACKAGES
 from ms_perflint.noqa import LineSuppressions, file_directives
+from ms_perflint.positions import positions_of
+from ms_perflint.results import FileError, FileResult, SourceText, read_bytes
 from ms_perflint.rule import Rule, Violation, visitor_methods
 from ms_perflint.settings import Settings
-
-
-@dataclass(frozen=True)
-class FileError:
-    """A file that could not be linted: unreadable, undecodable, or not valid Python."""
-
-    kind: str
-    message: str
-    line: int = 1
-    column: int = 0
-
-
-@dataclass
-class SourceText:
-    """Decoded text plus what is needed to write it back byte-for-byte."""
-
-    text: str
-    encoding: str = "utf-8"
-    bom: bool = False
-
-
-@dataclass
-class FileResult:
-    """What linting one file produced."""
-
-    path: str
-    violations: List[Violation] = field(default_factory=list)
-    error: Optional[FileError] = None
-    source: Optional[SourceText] = None
-    #: The parsed module, kept only when the caller asks for it (the fixer does).
-    module: Optional[cst.Module] = field(default=None, repr=False)
+from ms_perflint.walker import walk
 
 
 def decode_source(data: bytes) -> SourceText:
@@ -120,7 +90,7 @@ def run_rules(module: cst.Module, path: str, settings: Settings, rules: Sequence
     """Walk ``module`` once with every rule in ``rules``; return the context holding the findings."""
     context = FileContext(path, module, settings)
     dispatcher = _Dispatcher(context, [rule(context) for rule in rules])
-    module.visit(dispatcher)
+    walk(module, dispatcher)  # the same events as module.visit(dispatcher), without copying every node
     for rule in dispatcher.rules:
         rule.finish()
     if not context.imports.imports_mindspore:
@@ -155,7 +125,7 @@ def _unique(violations: List[Violation]) -> List[Violation]:
 
 
 def _attach_positions(module: cst.Module, violations: Sequence[Violation]) -> None:
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions = positions_of(module, [violation.node for violation in violations if violation.node is not None])
     for violation in violations:
         where = positions.get(violation.node) if violation.node is not None else None
         if where is None:
@@ -211,11 +181,7 @@ class _Dispatcher(cst.CSTVisitor):
 
 def lint_file(path: str, settings: Settings, keep_module: bool = False) -> FileResult:
     """Read ``path`` and lint it; a file that cannot be read comes back as an error, not an exception."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except IsADirectoryError:
-        return FileResult(path, error=FileError("ReadError", "is a folder, not a file"))
-    except OSError as error:
-        return FileResult(path, error=FileError("ReadError", f"cannot read file: {error.strerror or error}"))
+    data = read_bytes(path)
+    if isinstance(data, FileError):
+        return FileResult(path, error=data)
     return lint_source(data, path, settings, keep_module=keep_module)

@@ -15,9 +15,9 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Mapping, Optional, Tuple
 
-import libcst as cst
-
 if TYPE_CHECKING:  # pragma: no cover
+    import libcst as cst
+
     from ms_perflint.context import FileContext
 
 
@@ -38,7 +38,8 @@ class FixAvailability(str, enum.Enum):
 
 #: ``transform(updated_node) -> replacement``. Taking the *updated* node lets fixes
 #: nested inside each other (MSP102 on an argument of a call MSP101 wraps) compose.
-Transform = Callable[[cst.CSTNode], cst.CSTNode]
+#: libcst is imported for type checking only: printing cached results must not load it.
+Transform = Callable[["cst.CSTNode"], "cst.CSTNode"]
 
 
 @dataclass(frozen=True)
