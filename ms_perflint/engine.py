@@ -184,4 +184,8 @@ def lint_file(path: str, settings: Settings, keep_module: bool = False) -> FileR
     data = read_bytes(path)
     if isinstance(data, FileError):
         return FileResult(path, error=data)
+    if path.lower().endswith(".ipynb"):
+        from ms_perflint.notebook import lint_notebook  # a notebook has no module to keep: cells are joined
+
+        return lint_notebook(data, path, settings)
     return lint_source(data, path, settings, keep_module=keep_module)

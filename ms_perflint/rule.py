@@ -66,6 +66,8 @@ class Violation:
     column: int = 0
     end_line: int = 0
     end_column: int = 0
+    #: In a Jupyter notebook: the 1-based cell (counting every cell); ``line`` is then the line in that cell.
+    cell: Optional[int] = None
 
     @property
     def fixable(self) -> bool:

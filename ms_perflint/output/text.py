@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, List, Sequence, TextIO
+from typing import Iterable, List, Optional, Sequence, TextIO
 
 from ms_perflint.engine import FileResult
 from ms_perflint.rule import FixSafety, Violation
@@ -14,28 +14,37 @@ def is_marked_fixable(violation: Violation, unsafe_fixes: bool) -> bool:
     return fix is not None and (fix.safety is FixSafety.SAFE or unsafe_fixes)
 
 
+def location(path: str, line: int, column: int, cell: Optional[int] = None) -> str:
+    """``path:line:col`` (1-based column); in a notebook ``path:cell N:line:col``, as ruff writes it."""
+    where = f"{path}:cell {cell}" if cell is not None else path
+    return f"{where}:{line}:{column + 1}"
+
+
 def format_violation(path: str, violation: Violation, unsafe_fixes: bool = False) -> str:
     """One finding as a line."""
     mark = " [*]" if is_marked_fixable(violation, unsafe_fixes) else ""
-    return f"{path}:{violation.line}:{violation.column + 1}: {violation.code}{mark} {violation.message}"
+    where = location(path, violation.line, violation.column, violation.cell)
+    return f"{where}: {violation.code}{mark} {violation.message}"
 
 
 def format_error(result: FileResult) -> str:
     """A file that could not be linted, as a finding-like line."""
     error = result.error
     assert error is not None
-    return f"{result.path}:{error.line}:{error.column + 1}: {error.kind}: {error.message}"
+    return f"{location(result.path, error.line, error.column, error.cell)}: {error.kind}: {error.message}"
 
 
 def sorted_lines(results: Iterable[FileResult], unsafe_fixes: bool = False) -> List[str]:
-    """Every finding and file error, sorted by path, line and column."""
+    """Every finding and file error, sorted by path, (notebook cell,) line and column."""
     rows = []
     for result in results:
         if result.error is not None:
-            rows.append((result.path, result.error.line, result.error.column, format_error(result)))
+            error = result.error
+            rows.append((result.path, error.cell or 0, error.line, error.column, format_error(result)))
         for violation in result.violations:
-            rows.append((result.path, violation.line, violation.column, format_violation(result.path, violation, unsafe_fixes)))
-    return [row[3] for row in sorted(rows, key=lambda row: row[:3])]
+            line = format_violation(result.path, violation, unsafe_fixes)
+            rows.append((result.path, violation.cell or 0, violation.line, violation.column, line))
+    return [row[4] for row in sorted(rows, key=lambda row: row[:4])]
 
 
 def summary(results: Sequence[FileResult]) -> str:

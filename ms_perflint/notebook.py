@@ -1,0 +1,666 @@
+"""Jupyter notebooks: lint the code cells of a Python notebook as one module, report by cell.
+
+The code cells are joined into one *virtual module*, so an import in cell 1
+resolves a call in cell 5, and the engine runs on it unchanged. Each cell keeps
+its own line numbers in that module; IPython syntax that is not Python is
+neutralised line for line:
+
+- a cell that starts with a cell magic (``%%time``, ``%%writefile``) is skipped;
+- a line magic (``%matplotlib inline``), shell escape (``!pip install``), help
+  line (``np.ones?``, ``?np.ones``) or ``files = !ls`` becomes ``pass`` at its
+  own indentation, so an indented block around it stays valid.
+
+Findings are mapped back to ``(cell, line)``; cells are numbered from 1 among
+*all* cells, as Jupyter shows them and as ruff reports them (markdown cells count).
+
+Writing fixed sources back splices only the changed cells' ``source`` values
+into the original JSON text, so indentation, key order, escaping, outputs and
+metadata are kept byte for byte.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
+
+from ms_perflint.engine import lint_source
+from ms_perflint.results import FileError, FileResult, SourceText
+from ms_perflint.rule import Violation
+from ms_perflint.settings import Settings
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ms_perflint.fixer import FixResult
+
+NOTEBOOK_SUFFIX = ".ipynb"
+#: A comment line put between cells in the virtual module; it finds the cells again after a fix.
+CELL_MARKER = "# >>> ms-perflint cell {} <<<"
+#: What a neutralised IPython line becomes (after its indentation). The comment makes it unique.
+PLACEHOLDER = "pass  # >>> ms-perflint ipython {} <<<"
+
+#: ``np.ones?`` / ``np.ones??``: help on an object (``?np.ones`` starts with ``?``, caught before).
+_HELP_LINE = re.compile(r"\s*[A-Za-z_*][\w*]*(\.[A-Za-z_*][\w*]*)*\s*\?\??\s*")
+#: ``files = !ls`` / ``t = %timeit -o f()``: a shell or magic result assigned to names.
+_ESCAPED_ASSIGNMENT = re.compile(r"\s*[A-Za-z_][\w.]*(\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[!%]")
+_LINE = re.compile(r"[^\n]*\n|[^\n]+")
+
+
+class NotebookError(Exception):
+    """The file is not a notebook we can read; ``line``/``column`` point into the JSON (1-based, 0-based)."""
+
+    def __init__(self, message: str, line: int = 1, column: int = 0) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+
+
+@dataclass
+class CodeCell:
+    """A code cell that is linted: its stored source and its lines as the virtual module holds them."""
+
+    #: 0-based position among all cells of the notebook.
+    index: int
+    source: str
+    #: The cell's lines with IPython syntax neutralised; each ends with ``"\\n"``.
+    lines: List[str]
+    #: The original text of each neutralised line, by 0-based line index in the cell.
+    ipython_lines: Dict[int, str] = field(default_factory=dict)
+
+    @property
+    def number(self) -> int:
+        """The 1-based cell number a user reads (counting every cell, as Jupyter does)."""
+        return self.index + 1
+
+    def has_python(self) -> bool:
+        """True when some line is Python (not blank, not IPython): a ``!pip install`` cell has none."""
+        return any(line.strip() for number, line in enumerate(self.lines) if number not in self.ipython_lines)
+
+
+@dataclass
+class Notebook:
+    """A parsed notebook: its JSON text, the decoded document, and the code cells to lint."""
+
+    text: str
+    document: Dict[str, Any]
+    bom: bool = False
+    #: False for an R, Julia, ... notebook: nothing to lint.
+    is_python: bool = True
+    cells: List[CodeCell] = field(default_factory=list)
+
+
+@dataclass
+class VirtualModule:
+    """The code cells joined into one Python module, with the way back to cells."""
+
+    text: str
+    #: ``origins[virtual_line - 1]`` is ``(cell number, line in cell)``, or None for a marker line.
+    origins: List[Optional[Tuple[int, int]]]
+
+    def origin(self, line: int) -> Optional[Tuple[int, int]]:
+        """``(cell number, line in cell)`` of a 1-based virtual line; None for a marker line or out of range."""
+        return self.origins[line - 1] if 0 < line <= len(self.origins) else None
+
+
+def is_notebook(path: str) -> bool:
+    """True for a path that names a Jupyter notebook."""
+    return path.lower().endswith(NOTEBOOK_SUFFIX)
+
+
+# --- reading ------------------------------------------------------------------
+
+
+def read_notebook(data: Union[str, bytes]) -> Notebook:
+    """Parse a notebook's JSON and find its code cells; raises :class:`NotebookError`."""
+    bom = False
+    if isinstance(data, bytes):
+        bom = data.startswith(codecs.BOM_UTF8)
+        try:
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise NotebookError(f"not a Jupyter notebook: not UTF-8 ({error.reason} at byte {error.start})") from None
+    try:
+        document = json.loads(data)
+    except json.JSONDecodeError as error:
+        raise NotebookError(f"not a Jupyter notebook: invalid JSON: {error.msg}", error.lineno, error.colno - 1) from None
+    except RecursionError:
+        raise NotebookError("not a Jupyter notebook: JSON nested too deeply") from None
+    if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
+        if isinstance(document, dict) and "worksheets" in document:
+            raise NotebookError("nbformat 3 notebooks are not supported; convert with `jupyter nbconvert --to notebook`")
+        raise NotebookError("not a Jupyter notebook: no list of cells")
+    notebook = Notebook(data, document, bom=bom, is_python=_is_python(document.get("metadata")))
+    if notebook.is_python:
+        notebook.cells = _code_cells(document["cells"])
+    return notebook
+
+
+def _is_python(metadata: Any) -> bool:
+    """The kernel's language is Python, or the notebook does not say (then assume Python, as ruff does)."""
+    if not isinstance(metadata, dict):
+        return True
+    for owner, key in (("language_info", "name"), ("kernelspec", "language")):
+        section = metadata.get(owner)
+        if isinstance(section, dict) and isinstance(section.get(key), str):
+            return section[key].strip().lower() == "python"
+    return True
+
+
+def _code_cells(cells: Sequence[Any]) -> List[CodeCell]:
+    found = []
+    for index, cell in enumerate(cells):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = _source_text(cell.get("source", ""), index)
+        code = neutralise(source, index)
+        if code is not None and code.has_python():
+            found.append(code)
+    return found
+
+
+def _source_text(source: Any, index: int) -> str:
+    if isinstance(source, str):
+        return source
+    if isinstance(source, list) and all(isinstance(part, str) for part in source):
+        return "".join(source)
+    raise NotebookError(f"cell {index + 1}: `source` is neither a string nor a list of strings")
+
+
+# --- IPython syntax -------------------------------------------------------------
+
+
+def neutralise(source: str, index: int) -> Optional[CodeCell]:
+    """The cell's lines with IPython-only lines replaced by placeholders; None when the cell is skipped.
+
+    A cell magic (``%%time``) hands the whole cell to something other than Python,
+    so the cell is skipped. Other escapes are recognised only where a statement
+    starts (not inside brackets, strings or after a backslash), as IPython does.
+    """
+    lines = [line if line.endswith("\n") else line + "\n" for line in _LINE.findall(source)]
+    first = next((line for line in lines if line.strip()), "")
+    if first.lstrip().startswith("%%"):
+        return None
+    cell = CodeCell(index=index, source=source, lines=lines)
+    scanner = _StatementScanner()
+    for number, line in enumerate(lines):
+        if scanner.at_statement_start() and _is_ipython_line(line):
+            cell.ipython_lines[number] = line
+            indent = line[: len(line) - len(line.lstrip(" \t"))]
+            lines[number] = indent + PLACEHOLDER.format(len(cell.ipython_lines)) + "\n"
+        else:
+            scanner.feed(line)
+    return cell
+
+
+def _is_ipython_line(line: str) -> bool:
+    stripped = line.strip()
+    if not stripped:
+        return False
+    if stripped[0] in "%!?":
+        return True
+    return bool(_HELP_LINE.fullmatch(line.rstrip("\n")) or _ESCAPED_ASSIGNMENT.match(line))
+
+
+class _StatementScanner:
+    """Follows brackets, strings and backslash continuations line by line.
+
+    Just enough of Python's lexer to tell whether the next line starts a new
+    statement: a ``%`` or ``!`` inside a triple-quoted string is text, not a magic.
+    """
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.quote: Optional[str] = None
+        self.continued = False
+
+    def at_statement_start(self) -> bool:
+        """True when the next line fed begins a statement."""
+        return self.depth == 0 and self.quote is None and not self.continued
+
+    def feed(self, line: str) -> None:
+        """Advance over one line (ending with ``"\\n"``)."""
+        self.continued = False
+        index, length = 0, len(line)
+        while index < length:
+            if self.quote is not None:
+                index = self._skip_string(line, index)
+                continue
+            char = line[index]
+            if char == "#":
+                break
+            if char in "\"'":
+                self.quote = line[index : index + 3] if line[index : index + 3] in ('"""', "'''") else char
+                index += len(self.quote)
+                continue
+            if char in "([{":
+                self.depth += 1
+            elif char in ")]}":
+                self.depth = max(0, self.depth - 1)
+            elif char == "\\" and line[index + 1 :].strip() == "":
+                self.continued = True
+            index += 1
+        if self.quote in ("'", '"') and not line.rstrip("\r\n").endswith("\\"):
+            self.quote = None  # an unterminated one-line string ends with its line
+
+    def _skip_string(self, line: str, index: int) -> int:
+        assert self.quote is not None
+        while index < len(line):
+            if line[index] == "\\":
+                index += 2
+            elif line.startswith(self.quote, index):
+                index += len(self.quote)
+                self.quote = None
+                return index
+            else:
+                index += 1
+        return index
+
+
+# --- the virtual module -----------------------------------------------------------
+
+
+def virtual_module(cells: Sequence[CodeCell]) -> VirtualModule:
+    """Join the cells, a marker comment line before every cell but the first."""
+    parts: List[str] = []
+    origins: List[Optional[Tuple[int, int]]] = []
+    for position, cell in enumerate(cells):
+        if position:
+            parts.append(CELL_MARKER.format(cell.number) + "\n")
+            origins.append(None)
+        parts.extend(cell.lines)
+        origins.extend((cell.number, line) for line in range(1, len(cell.lines) + 1))
+    return VirtualModule("".join(parts), origins)
+
+
+# --- linting ---------------------------------------------------------------------------
+
+
+def lint_notebook(data: Union[str, bytes], path: str, settings: Settings) -> FileResult:
+    """Lint a notebook's code cells; positions come back as ``cell``, line and column in that cell.
+
+    Never raises for bad input: a file that is not a notebook comes back as ``FileResult.error``.
+    A non-Python notebook has nothing to lint and comes back clean.
+    """
+    result = FileResult(path)
+    try:
+        notebook = read_notebook(data)
+    except NotebookError as error:
+        result.error = FileError("NotebookError", str(error), error.line, error.column)
+        return result
+    result.source = SourceText(notebook.text, bom=notebook.bom)
+    if not notebook.cells:
+        return result
+    module = virtual_module(notebook.cells)
+    inner = lint_source(module.text, path, settings)
+    if inner.error is not None:
+        result.error = _map_error(inner.error, module)
+    result.violations = [_map_violation(violation, module) for violation in inner.violations]
+    return result
+
+
+def _map_violation(violation: Violation, module: VirtualModule) -> Violation:
+    start = module.origin(violation.line)
+    end = module.origin(violation.end_line)
+    if start is None:  # never on a marker comment; kept visible rather than dropped if it were
+        return violation
+    violation.cell, violation.line = start
+    if end is not None and end[0] == start[0]:
+        violation.end_line = end[1]
+    return violation
+
+
+def _map_error(error: FileError, module: VirtualModule) -> FileError:
+    line = error.line
+    while line > 1 and module.origin(line) is None:
+        line -= 1  # an error reported on a marker line belongs to the cell before it
+    origin = module.origin(line)
+    if origin is None:
+        return error
+    return FileError(error.kind, error.message, origin[1], error.column, cell=origin[0])
+
+
+# --- fixing ------------------------------------------------------------------------------
+
+
+class NotebookFixError(Exception):
+    """The fixed module cannot be written back into the notebook; nothing is written."""
+
+
+def fix_notebook_source(
+    data: Union[str, bytes],
+    path: str,
+    settings: Settings,
+    unsafe: bool = False,
+    rules: Optional[Sequence[type]] = None,
+) -> "FixResult":
+    """Fix a notebook in memory with the fixer, then put the changed cells back into its JSON.
+
+    The result is the fixer's :class:`~ms_perflint.fixer.FixResult`: ``fixed_text``
+    is the new notebook JSON, findings are by cell. Only changed cells' ``source``
+    values differ from the original text. Nothing is fixed (and the reason is a
+    problem of the result) when a fix would change an IPython line or a cell
+    boundary. ``rules`` limits the rules run, as in :func:`~ms_perflint.fixer.fix_source`.
+    """
+    from ms_perflint.fixer import FixProblem, FixResult, fix_source, wanted
+
+    before = lint_notebook(data, path, settings)
+    outcome = FixResult(path, remaining=before, before=before, source=before.source)
+    if isinstance(data, bytes):
+        outcome.original_bytes = data
+    if before.error is not None or not any(wanted(violation, unsafe) for violation in before.violations):
+        return outcome
+    notebook = read_notebook(data)
+    module = virtual_module(notebook.cells)
+    fixed = fix_source(module.text, path, settings, unsafe, rules=rules)
+    outcome.problems.extend(_cell_problem(problem, module) for problem in fixed.problems)
+    if fixed.fixed_text is None:
+        return outcome
+    try:
+        text = relocate_imports(module.text, fixed.fixed_text, notebook.cells)
+        new_json = replace_sources(notebook, changed_sources(text, notebook.cells))
+    except NotebookFixError as error:
+        outcome.problems.append(FixProblem(f"not fixed: {error}"))
+        return outcome
+    if new_json == notebook.text:
+        return outcome
+    outcome.fixed_text = new_json
+    outcome.fixed_bytes = (codecs.BOM_UTF8 if notebook.bom else b"") + new_json.encode("utf-8")
+    outcome.applied = [_cell_fix(applied, module) for applied in fixed.applied]
+    outcome.remaining = lint_notebook(new_json, path, settings)
+    return outcome
+
+
+def fix_notebook_file(path: str, settings: Settings, unsafe: bool = False, write: bool = True) -> "FixResult":
+    """Read, fix and (unless ``write`` is false) atomically write back one notebook, like ``fix_file``."""
+    from ms_perflint.fixer import FixProblem, FixResult
+    from ms_perflint.writer import WriteRefused, write_atomic
+
+    try:
+        with open(path, "rb") as stream:
+            data = stream.read()
+    except IsADirectoryError:
+        return FixResult(path, remaining=FileResult(path, error=FileError("ReadError", "is a folder, not a file")))
+    except OSError as error:
+        message = f"cannot read file: {error.strerror or error}"
+        return FixResult(path, remaining=FileResult(path, error=FileError("ReadError", message)))
+    outcome = fix_notebook_source(data, path, settings, unsafe)
+    if write and outcome.fixed_bytes is not None:
+        try:
+            write_atomic(path, outcome.fixed_bytes, expected=data)
+        except WriteRefused as refused:
+            outcome.problems.append(FixProblem(f"not written: {refused}"))
+            assert outcome.before is not None
+            outcome.fixed_text = outcome.fixed_bytes = None
+            outcome.applied = []
+            outcome.remaining = outcome.before
+    return outcome
+
+
+def _cell_problem(problem, module: VirtualModule):
+    """A fixer problem with its virtual line told as cell and line."""
+    from ms_perflint.fixer import FixProblem
+
+    origin = module.origin(problem.line) if problem.line is not None else None
+    if origin is None:
+        return FixProblem(problem.message)
+    return FixProblem(f"cell {origin[0]}, line {origin[1]}: {problem.message}")
+
+
+def _cell_fix(applied, module: VirtualModule):
+    """An applied fix with its line counted in its cell (the cell named in the description)."""
+    from ms_perflint.fixer import AppliedFix
+
+    origin = module.origin(applied.line)
+    if origin is None:
+        return applied
+    return AppliedFix(applied.code, origin[1], f"{applied.description} (cell {origin[0]})")
+
+
+# --- the fixed module back into cells ------------------------------------------------------
+
+_MARKER = re.compile(r"# >>> ms-perflint cell (\d+) <<<")
+
+
+def relocate_imports(original: str, fixed: str, cells: Sequence[CodeCell]) -> str:
+    """Move the import lines the fixer added into the first cell that has imports, after its import block.
+
+    The fixer adds imports below the top import block of the whole module,
+    which may be the top of a cell without imports. Without any cell that has
+    imports, they stay where the fixer put them (the first code cell).
+    """
+    import libcst as cst
+
+    kept = _import_counts(cst.parse_module(original))
+    module = cst.parse_module(fixed)
+    added, others, owners = [], [], []
+    cell = cells[0].number
+    for statement in module.body:
+        cell = _marker_cell(statement) or cell
+        key = _bare_import(statement)
+        if key is not None and not statement.leading_lines and kept.get(key, 0) == 0:
+            added.append(statement)
+            continue
+        if key is not None:
+            kept[key] = kept.get(key, 0) - 1
+        others.append(statement)
+        owners.append(cell)
+    if not added:
+        return fixed
+    position = _after_first_import_block(others, owners)
+    if position is None:
+        return fixed
+    return module.with_changes(body=[*others[:position], *added, *others[position:]]).code
+
+
+def _import_counts(module) -> Dict[str, int]:
+    counts: Dict[str, int] = {}
+    for statement in module.body:
+        key = _bare_import(statement)
+        if key is not None:
+            counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def _bare_import(statement) -> Optional[str]:
+    """The code of a top-level import-only line without its leading comments; None for anything else."""
+    import libcst as cst
+
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return None
+    if not all(isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body):
+        return None
+    return cst.Module([]).code_for_node(statement.with_changes(leading_lines=()))
+
+
+def _marker_cell(statement) -> Optional[int]:
+    for line in getattr(statement, "leading_lines", ()):
+        match = _MARKER.fullmatch(line.comment.value) if line.comment is not None else None
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def _after_first_import_block(statements: Sequence[Any], owners: Sequence[int]) -> Optional[int]:
+    """Index just after the first run of import lines in the first cell that has an import line."""
+    start = next((index for index, statement in enumerate(statements) if _bare_import(statement)), None)
+    if start is None:
+        return None
+    end = start + 1
+    while end < len(statements) and owners[end] == owners[start] and _bare_import(statements[end]):
+        end += 1
+    return end
+
+
+def changed_sources(text: str, cells: Sequence[CodeCell]) -> Dict[int, str]:
+    """Split the fixed module at the cell markers and restore IPython lines: ``{cell index: new source}``.
+
+    Only cells whose source changed are returned. Raises :class:`NotebookFixError`
+    when a marker or an IPython placeholder did not survive the fixes unchanged.
+    """
+    markers = {CELL_MARKER.format(cell.number) + "\n": position for position, cell in enumerate(cells) if position}
+    segments: List[List[str]] = [[]]
+    for line in _LINE.findall(text):
+        if markers.get(line) == len(segments):
+            segments.append([])
+        else:
+            segments[-1].append(line)
+    if len(segments) != len(cells):
+        raise NotebookFixError("a fix moved a cell boundary")
+    changed = {}
+    for cell, lines in zip(cells, segments):
+        source = _restore_ipython(cell, lines)
+        if source != cell.source:
+            changed[cell.index] = source
+    return changed
+
+
+def _restore_ipython(cell: CodeCell, lines: List[str]) -> str:
+    lines = list(lines)
+    for number, original in cell.ipython_lines.items():
+        placeholder = cell.lines[number]
+        found = [index for index, line in enumerate(lines) if line == placeholder]
+        if len(found) != 1:
+            raise NotebookFixError(f"a fix would change the IPython line at cell {cell.number}, line {number + 1}")
+        lines[found[0]] = original
+    source = "".join(lines)
+    if not cell.source.endswith("\n") and source.endswith("\n"):
+        source = source[:-1]  # the newline the virtual module added after the cell's last line
+    return source
+
+
+# --- writing sources back into the JSON text ---------------------------------------------------
+
+
+def replace_sources(notebook: Notebook, sources: Dict[int, str]) -> str:
+    """The notebook's JSON text with the ``source`` of the given cells replaced, everything else as it was.
+
+    Each new value keeps the old one's form (one string, or a list of lines laid
+    out like the old list) and the notebook's escaping of non-ASCII characters.
+    """
+    if not sources:
+        return notebook.text
+    text = notebook.text
+    try:
+        spans = _source_spans(text)
+    except (ValueError, IndexError):
+        raise NotebookFixError("cannot locate the cells' sources in the JSON text") from None
+    ascii_only = _escapes_non_ascii(text)
+    pieces, position = [], 0
+    for index in sorted(sources):
+        if index not in spans:
+            raise NotebookFixError(f"cannot locate the source of cell {index + 1} in the JSON text")
+        start, end = spans[index]
+        pieces.append(text[position:start])
+        pieces.append(_encode_source(sources[index], text[start:end], ascii_only))
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def _escapes_non_ascii(text: str) -> bool:
+    """Does the file write non-ASCII as ``\\uXXXX``? (nbformat writes it raw: the default.)"""
+    return text.isascii() and re.search(r"\\u(?!00[0-7])[0-9a-fA-F]{4}", text) is not None
+
+
+def _encode_source(source: str, old: str, ascii_only: bool) -> str:
+    """``source`` as JSON in the layout of ``old`` (the raw JSON of the previous value)."""
+    if not old.startswith("["):
+        return json.dumps(source, ensure_ascii=ascii_only)
+    items = _JsonScanner(old).items(0)
+    raw_by_line: Dict[str, str] = {}
+    for start, end in items:
+        raw_by_line.setdefault(json.loads(old[start:end]), old[start:end])
+    lines = _LINE.findall(source)
+    if not lines:
+        return "[]"
+    if items:
+        opening, closing = old[1 : items[0][0]], old[items[-1][1] : -1]
+    else:
+        opening = closing = ""
+    if len(items) >= 2:
+        separator = old[items[0][1] : items[1][0]]
+    else:
+        separator = "," + opening if "\n" in opening else ", "
+    encoded = [raw_by_line.get(line) or json.dumps(line, ensure_ascii=ascii_only) for line in lines]
+    return "[" + opening + separator.join(encoded) + closing + "]"
+
+
+def _source_spans(text: str) -> Dict[int, Tuple[int, int]]:
+    """``{cell index: (start, end)}`` of each cell's ``source`` value in the JSON text (the last one, as json does)."""
+    scanner = _JsonScanner(text)
+    spans: Dict[int, Tuple[int, int]] = {}
+    for key, start, _ in scanner.members(scanner.skip_whitespace(0)):
+        if key != "cells":
+            continue
+        spans = {}
+        for index, (cell_start, _) in enumerate(scanner.items(start)):
+            if text[cell_start] != "{":
+                continue
+            for cell_key, value_start, value_end in scanner.members(cell_start):
+                if cell_key == "source":
+                    spans[index] = (value_start, value_end)
+    return spans
+
+
+class _JsonScanner:
+    """Where values are in a JSON text: the spans :func:`json.loads` does not give."""
+
+    _WHITESPACE = " \t\n\r"
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.decoder = json.JSONDecoder()
+
+    def skip_whitespace(self, index: int) -> int:
+        """The index of the next non-whitespace character."""
+        while index < len(self.text) and self.text[index] in self._WHITESPACE:
+            index += 1
+        return index
+
+    def value_end(self, index: int) -> int:
+        """The index just after the value starting at ``index``."""
+        return self.decoder.raw_decode(self.text, index)[1]
+
+    def _expect(self, char: str, index: int) -> None:
+        if self.text[index : index + 1] != char:
+            raise ValueError(f"expected {char!r} at offset {index}")
+
+    def members(self, index: int) -> List[Tuple[str, int, int]]:
+        """``(key, value start, value end)`` of the object starting at ``index``."""
+        text = self.text
+        self._expect("{", index)
+        found: List[Tuple[str, int, int]] = []
+        index = self.skip_whitespace(index + 1)
+        if text[index] == "}":
+            return found
+        while True:
+            self._expect('"', index)
+            key, index = json.decoder.scanstring(text, index + 1)  # type: ignore[attr-defined]
+            index = self.skip_whitespace(index)
+            self._expect(":", index)
+            start = self.skip_whitespace(index + 1)
+            end = self.value_end(start)
+            found.append((key, start, end))
+            index = self.skip_whitespace(end)
+            if text[index] == "}":
+                return found
+            self._expect(",", index)
+            index = self.skip_whitespace(index + 1)
+
+    def items(self, index: int) -> List[Tuple[int, int]]:
+        """``(start, end)`` of each element of the array starting at ``index``."""
+        text = self.text
+        self._expect("[", index)
+        found: List[Tuple[int, int]] = []
+        index = self.skip_whitespace(index + 1)
+        if text[index] == "]":
+            return found
+        while True:
+            end = self.value_end(index)
+            found.append((index, end))
+            index = self.skip_whitespace(end)
+            if text[index] == "]":
+                return found
+            self._expect(",", index)
+            index = self.skip_whitespace(index + 1)
