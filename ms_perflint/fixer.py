@@ -124,6 +124,8 @@ def fix_source(
 
 def fix_file(path: str, settings: Settings, unsafe: bool = False, write: bool = True) -> FixResult:
     """Read, fix and (unless ``write`` is false) atomically write back one file."""
+    if path.lower().endswith(".ipynb"):
+        return _notebook_not_fixed(path, settings)
     try:
         with open(path, "rb") as stream:
             data = stream.read()
@@ -139,6 +141,17 @@ def fix_file(path: str, settings: Settings, unsafe: bool = False, write: bool = 
         except WriteRefused as refused:
             outcome.problems.append(FixProblem(f"not written: {refused}"))
             _undo(outcome)
+    return outcome
+
+
+def _notebook_not_fixed(path: str, settings: Settings) -> FixResult:
+    """Notebooks are linted (cell by cell) but not fixed: writing one back is JSON, not Python."""
+    from ms_perflint.engine import lint_file
+
+    result = lint_file(path, settings)
+    outcome = FixResult(path, remaining=result, before=result, source=result.source)
+    if any(violation.fix is not None for violation in result.violations):
+        outcome.problems.append(FixProblem("not fixed: fixing notebooks is not supported yet"))
     return outcome
 
 
