@@ -44,6 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
     output = parser.add_argument_group("output")
     output.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
     output.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    output.add_argument(
+        "--allow-no-paths",
+        action="store_true",
+        help="exit 0, checking nothing, when no PATH is given (the pre-commit hooks pass this)",
+    )
     fix_runner.add_arguments(parser)
     return parser
 
@@ -90,6 +95,10 @@ def run(args: argparse.Namespace) -> int:
     from ms_perflint.output.text import write_text
 
     if not args.paths:
+        if args.allow_no_paths:  # pre-commit runs an always_run/pass_filenames: false hook with no files
+            if not args.quiet:
+                print("ms-perflint: no paths given; nothing to check", file=sys.stderr)
+            return EXIT_CLEAN
         raise UsageError("no paths given; try `ms-perflint .`")
     settings = settings_from_args(args)
     try:
