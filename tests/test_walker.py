@@ -1,0 +1,163 @@
+"""The engine's fast walker must produce exactly the events of libcst's ``Module.visit``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Tuple
+
+import libcst as cst
+import pytest
+
+from ms_perflint.rules import ALL_RULES
+from ms_perflint.walker import walk
+from tests.conftest import FIXTURES, REPO
+
+#: One module using as much syntax as libcst 1.x parses, so every node type's child order is checked.
+ALL_SYNTAX = '''\
+# -*- coding: utf-8 -*-
+"""Doc."""
+from __future__ import annotations
+import os, sys as system
+from . import sibling
+from ..parent.mod import (a as b, c,)
+from os.path import *
+x: int = 1; y = x if x else -x
+del y
+global_list = [1, *range(3)]
+assert x, "message"
+@decorator(arg)
+@other
+async def coroutine(p, /, q: int = 2, *args: str, r, s=3, **kwargs) -> "Ret":
+    """Doc."""
+    global x
+    async with open(p) as f, open(q) as (g):
+        async for item in f:
+            await item
+    return [i async for i in aiter() if i]
+class Klass(Base, metaclass=Meta):
+    attribute: list[int] = []
+    def method(self):
+        nonlocal_value = 1
+        def inner():
+            nonlocal nonlocal_value
+            nonlocal_value += 1
+        lambda a, *b, c=1, **d: (a, b, c, d)
+        return {k: v for k, v in self.items()}, {s for s in ()}, (g for g in [])
+try:
+    pass
+except (ValueError, TypeError) as error:
+    raise RuntimeError("x") from error
+else:
+    pass
+finally:
+    pass
+try:
+    pass
+except* OSError:
+    pass
+while True:
+    break
+else:
+    continue_ = 1
+for i, (j, k) in enumerate([]):
+    continue
+if (n := len(global_list)) > 1 and not x or x is not None:
+    print(f"{n!r:>10} and {x=} {{literal}}", end="")
+elif x in global_list:
+    value = x[1:2, ::3, ...] @ x ** 2 // 3 % 4 << 1 >> 1 & 1 | 1 ^ ~1
+else:
+    value = b"bytes" rb"raw" + "text" "concatenated"
+match value:
+    case [1, 2, *rest]:
+        pass
+    case {"key": v, **others}:
+        pass
+    case Point(x=0, y=0) | None as matched if matched:
+        pass
+    case _:
+        pass
+with (open("a") as first, open("b") as second):
+    value += 1; value -= 1
+type Alias = list[int]
+def generic[T](arg: T) -> T:
+    yield arg
+    yield from [arg]
+print(*args, **kwargs, sep="")
+t = 1,
+x = y = z = 0
+'''
+
+
+class Recorder(cst.CSTVisitor):
+    """Records every on_visit/on_leave as (event, node identity, node type)."""
+
+    def __init__(self, skip: str = "") -> None:
+        super().__init__()
+        self.events: List[Tuple[str, int, str]] = []
+        self.skip = skip
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.events.append(("visit", id(node), type(node).__name__))
+        return type(node).__name__ != self.skip
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.events.append(("leave", id(original_node), type(original_node).__name__))
+
+
+def sources() -> List[Tuple[str, str]]:
+    """Modules to compare on: the syntax sampler, every fixture, every rule example, this package."""
+    found = [("all-syntax", ALL_SYNTAX)]
+    found += [(str(path.relative_to(FIXTURES)), path.read_text(encoding="utf-8")) for path in sorted(FIXTURES.rglob("*.py"))]
+    for rule in ALL_RULES:
+        found += [(f"{rule.code}-valid-{i}", example.source) for i, example in enumerate(rule.valid)]
+        found += [(f"{rule.code}-invalid-{i}", example.source) for i, example in enumerate(rule.invalid)]
+    package = REPO / "ms_perflint"
+    found += [(str(path.relative_to(REPO)), path.read_text(encoding="utf-8")) for path in sorted(package.rglob("*.py"))]
+    return found
+
+
+SOURCES = sources()
+
+
+def test_syntax_sampler_parses_and_covers_many_node_types():
+    recorder = Recorder()
+    walk(cst.parse_module(ALL_SYNTAX), recorder)
+    seen = {name for _, _, name in recorder.events}
+    for expected in ("Match", "MatchOr", "TryStar", "TypeAlias", "TypeParameters", "NamedExpr", "FormattedString",
+                     "ImportStar", "Lambda", "For", "Await", "Global", "Nonlocal"):
+        assert expected in seen, expected
+
+
+@pytest.mark.parametrize("name, code", SOURCES, ids=[name for name, _ in SOURCES])
+def test_walk_emits_the_same_events_as_module_visit(name: str, code: str):
+    module = cst.parse_module(code)
+    expected, actual = Recorder(), Recorder()
+    module.visit(expected)
+    walk(module, actual)
+    assert actual.events == expected.events
+
+
+@pytest.mark.parametrize("skipped", ["ClassDef", "Call", "SimpleStatementLine"])
+def test_children_are_skipped_when_on_visit_says_so(skipped: str):
+    module = cst.parse_module(ALL_SYNTAX)
+    expected, actual = Recorder(skip=skipped), Recorder(skip=skipped)
+    module.visit(expected)
+    walk(module, actual)
+    assert actual.events == expected.events
+    assert len(actual.events) < len(_all_events(module))
+
+
+def _all_events(module: cst.Module) -> list:
+    recorder = Recorder()
+    walk(module, recorder)
+    return recorder.events
+
+
+def test_deeply_nested_expression_does_not_overflow():
+    # 200 nested parentheses: libcst parses it; the walker must not need more stack than libcst's own visit.
+    code = "x = " + "(" * 200 + "1" + ")" * 200 + "\n"
+    module = cst.parse_module(code)
+    expected, actual = Recorder(), Recorder()
+    module.visit(expected)
+    walk(module, actual)
+    assert actual.events == expected.events
