@@ -123,9 +123,10 @@ def fix_source(
 
 
 def fix_file(path: str, settings: Settings, unsafe: bool = False, write: bool = True) -> FixResult:
-    """Read, fix and (unless ``write`` is false) atomically write back one file."""
+    """Read, fix and (unless ``write`` is false) atomically write back one file (a notebook too)."""
+    fix = fix_source
     if path.lower().endswith(".ipynb"):
-        return _notebook_not_fixed(path, settings)
+        from ms_perflint.notebook import fix_notebook_source as fix  # fixes cells, splices them into the JSON
     try:
         with open(path, "rb") as stream:
             data = stream.read()
@@ -134,24 +135,13 @@ def fix_file(path: str, settings: Settings, unsafe: bool = False, write: bool = 
     except OSError as error:
         message = f"cannot read file: {error.strerror or error}"
         return FixResult(path, remaining=FileResult(path, error=FileError("ReadError", message)))
-    outcome = fix_source(data, path, settings, unsafe)
+    outcome = fix(data, path, settings, unsafe)
     if write and outcome.fixed_bytes is not None:
         try:
             write_atomic(path, outcome.fixed_bytes, expected=data)
         except WriteRefused as refused:
             outcome.problems.append(FixProblem(f"not written: {refused}"))
             _undo(outcome)
-    return outcome
-
-
-def _notebook_not_fixed(path: str, settings: Settings) -> FixResult:
-    """Notebooks are linted (cell by cell) but not fixed: writing one back is JSON, not Python."""
-    from ms_perflint.engine import lint_file
-
-    result = lint_file(path, settings)
-    outcome = FixResult(path, remaining=result, before=result, source=result.source)
-    if any(violation.fix is not None for violation in result.violations):
-        outcome.problems.append(FixProblem("not fixed: fixing notebooks is not supported yet"))
     return outcome
 
 
