@@ -273,7 +273,7 @@ class _FixLoop:
             self.outcome.applied.append(AppliedFix(violation.code, line, violation.fix.description))
 
     def _give_up(self, result: FileResult, why: str) -> None:
-        codes = sorted({v.code for v in result.violations if wanted(v, self.unsafe)})
+        codes = sorted({violation.code for violation in self._candidates(result)})  # discarded ones are reported already
         if codes:
             self.outcome.problems.append(FixProblem(f"fixes did not converge ({why}): {', '.join(codes)}"))
 

@@ -215,6 +215,13 @@ def test_fix_that_breaks_compilation_is_discarded_and_the_others_kept():
     assert [v.code for v in result.remaining.violations] == ["MSP904"]
 
 
+def test_discarded_fix_is_not_also_reported_as_not_converging():
+    breaks = name_rule(lambda node: cst.parse_expression("(yield)"))
+    result = fix("import mindspore\nvalue = target\n", breaks, max_passes=1)
+    assert result.fixed_text is None
+    assert len(result.problems) == 1 and "fix discarded" in result.problems[0].message
+
+
 def test_fix_that_raises_is_discarded_not_propagated():
     def explode(node):
         raise RuntimeError("boom")
