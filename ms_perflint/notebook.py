@@ -276,11 +276,17 @@ def virtual_module(cells: Sequence[CodeCell]) -> VirtualModule:
 # --- linting ---------------------------------------------------------------------------
 
 
-def lint_notebook(data: Union[str, bytes], path: str, settings: Settings) -> FileResult:
+def lint_notebook(
+    data: Union[str, bytes],
+    path: str,
+    settings: Settings,
+    rules: Optional[Sequence[type]] = None,
+) -> FileResult:
     """Lint a notebook's code cells; positions come back as ``cell``, line and column in that cell.
 
     Never raises for bad input: a file that is not a notebook comes back as ``FileResult.error``.
-    A non-Python notebook has nothing to lint and comes back clean.
+    A non-Python notebook has nothing to lint and comes back clean. ``rules`` limits the
+    rules run, as in :func:`~ms_perflint.engine.lint_source`.
     """
     result = FileResult(path)
     try:
@@ -292,7 +298,7 @@ def lint_notebook(data: Union[str, bytes], path: str, settings: Settings) -> Fil
     if not notebook.cells:
         return result
     module = virtual_module(notebook.cells)
-    inner = lint_source(module.text, path, settings)
+    inner = lint_source(module.text, path, settings, rules=rules)
     if inner.error is not None:
         result.error = _map_error(inner.error, module)
     result.violations = [_map_violation(violation, module) for violation in inner.violations]
@@ -317,7 +323,8 @@ def _map_error(error: FileError, module: VirtualModule) -> FileError:
     origin = module.origin(line)
     if origin is None:
         return error
-    return FileError(error.kind, error.message, origin[1], error.column, cell=origin[0])
+    message = re.sub(r"\s*@\s*\d+:\d+", "", error.message)  # libcst's position counts lines of the joined cells
+    return FileError(error.kind, message, origin[1], error.column, cell=origin[0])
 
 
 # --- fixing ------------------------------------------------------------------------------
@@ -344,7 +351,7 @@ def fix_notebook_source(
     """
     from ms_perflint.fixer import FixProblem, FixResult, fix_source, wanted
 
-    before = lint_notebook(data, path, settings)
+    before = lint_notebook(data, path, settings, rules)
     outcome = FixResult(path, remaining=before, before=before, source=before.source)
     if isinstance(data, bytes):
         outcome.original_bytes = data
@@ -367,7 +374,7 @@ def fix_notebook_source(
     outcome.fixed_text = new_json
     outcome.fixed_bytes = (codecs.BOM_UTF8 if notebook.bom else b"") + new_json.encode("utf-8")
     outcome.applied = [_cell_fix(applied, module) for applied in fixed.applied]
-    outcome.remaining = lint_notebook(new_json, path, settings)
+    outcome.remaining = lint_notebook(new_json, path, settings, rules)
     return outcome
 
 
