@@ -1,27 +1,34 @@
 """``# noqa`` handling that decides exactly as flake8 7 does, so both front ends agree.
 
 - ``# noqa`` on a line suppresses every code there; ``# noqa: MSP101,MSP103``
-  (or ``# noqa:MSP1``) suppresses codes that start with a listed code.
+  (or ``# noqa:MSP1``) suppresses codes that start with a listed code. As in
+  flake8 7, the comment is spelled ``# noqa`` with one space (``#noqa`` is not a
+  directive), codes are matched case-sensitively (``# noqa: msp103`` suppresses
+  nothing), and a colon not followed by a code (``# noqa: MSP``) is a blanket noqa.
 - A finding inside a multi-line token (a triple-quoted string) may be
   suppressed from any line of that token, as flake8 does.
-- ``# flake8: noqa`` alone on a line skips the file; with codes it is ignored,
-  as flake8 ignores it. ``# ms-perflint: noqa`` skips the file for ms-perflint
+- ``# flake8: noqa`` at the start of a line skips the file -- flake8 7 does so even
+  when codes follow it. ``# ms-perflint: noqa`` skips the file for ms-perflint
   (in flake8 too), and ``# ms-perflint: noqa: MSP101`` skips just those codes.
+- Lines are split at ``\n``, ``\r\n`` and ``\r`` only, as Python and flake8 count
+  them (``str.splitlines`` would also split at form feeds and shift every line).
 """
 
 from __future__ import annotations
 
-import io
 import re
 import tokenize
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Optional, Sequence
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 _CODE = r"[A-Z]+[0-9]*"
 _CODE_LIST = rf"(?P<codes>{_CODE}(?:[,\s]+{_CODE})*)"
-#: flake8's inline regex: ``# noqa`` optionally followed by ``:`` and codes.
-NOQA_INLINE = re.compile(rf"#\s*noqa(?::[\s]?{_CODE_LIST})?", re.IGNORECASE)
-NOQA_FLAKE8_FILE = re.compile(rf"\s*#\s*flake8[:=]\s*noqa(?P<has_codes>:\s?{_CODE_LIST})?", re.IGNORECASE)
+#: flake8 7's inline regex (``flake8.defaults.NOQA_INLINE_REGEXP``), verbatim.
+NOQA_INLINE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
+#: flake8 7's file regex (``flake8.defaults.NOQA_FILE``), applied with ``match`` as flake8 does.
+NOQA_FLAKE8_FILE = re.compile(r"\s*# flake8[:=]\s*noqa", re.IGNORECASE)
+#: Python's line breaks; ``str.splitlines`` also splits at form feeds and other separators.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 NOQA_OWN_FILE = re.compile(rf"\s*#\s*ms-perflint[:=]\s*noqa(?::\s?{_CODE_LIST})?\s*$", re.IGNORECASE)
 
 #: Every code of the tool starts with this; a file directive without codes covers it.
@@ -32,6 +39,18 @@ def _split_codes(text: Optional[str]) -> FrozenSet[str]:
     if not text:
         return frozenset()
     return frozenset(code.upper() for code in re.split(r"[,\s]+", text.strip()) if code)
+
+
+def physical_lines(text: str) -> List[str]:
+    """``text`` split into lines as Python numbers them, each keeping its line break."""
+    lines = []
+    start = 0
+    for match in _LINE_BREAK.finditer(text):
+        lines.append(text[start : match.end()])
+        start = match.end()
+    if start < len(text):
+        lines.append(text[start:])
+    return lines
 
 
 @dataclass(frozen=True)
@@ -59,8 +78,7 @@ def file_directives(lines: Sequence[str]) -> FileDirectives:
         if own:
             skipped |= _split_codes(own.group("codes")) or set(ALL_CODES)
             continue
-        flake8 = NOQA_FLAKE8_FILE.match(line)
-        if flake8 and not flake8.group("has_codes"):
+        if NOQA_FLAKE8_FILE.match(line):
             flake8_style = True
     return FileDirectives(frozenset(skipped), flake8_style)
 
@@ -69,7 +87,8 @@ class LineSuppressions:
     """Answers "is ``code`` suppressed at ``line``?" for one file's text."""
 
     def __init__(self, text: str) -> None:
-        self._lines = text.splitlines()
+        self._lines = physical_lines(text)
+        self._has_noqa = "noqa" in text.lower()
         self._mapping: Optional[Dict[int, str]] = None
 
     def is_suppressed(self, line: int, code: str) -> bool:
@@ -78,13 +97,13 @@ class LineSuppressions:
         match = NOQA_INLINE.search(text)
         if match is None:
             return False
-        codes = _split_codes(match.group("codes"))
-        if not codes:
+        if match.group("codes") is None:
             return True
-        return code in codes or code.startswith(tuple(codes))
+        codes = tuple(part.strip() for part in re.split(r"[,\s]", match.group("codes")) if part.strip())
+        return code in codes or code.startswith(codes)
 
     def _noqa_text(self, line: int) -> str:
-        if "noqa" not in "".join(self._lines).lower():
+        if not self._has_noqa:
             return ""
         if self._mapping is None:
             self._mapping = _multi_line_token_mapping(self._lines)
@@ -94,20 +113,32 @@ class LineSuppressions:
 
 
 def _multi_line_token_mapping(lines: List[str]) -> Dict[int, str]:
-    """Lines joined the way flake8 joins them: one range per NL/NEWLINE-terminated token run."""
+    """Lines joined the way flake8 joins them, for every line of a multi-line token run."""
     mapping: Dict[int, str] = {}
-    source = "\n".join(lines) + "\n"
+    for first, last in token_line_ranges(lines) or ():
+        if last > first:
+            joined = "".join(lines[first - 1 : last])
+            mapping.update({number: joined for number in range(first, last + 1)})
+    return mapping
+
+
+def token_line_ranges(lines: List[str]) -> Optional[List[Tuple[int, int]]]:
+    """flake8's noqa ranges: ``(first, last)`` 1-based lines of each run of tokens ended by NL/NEWLINE.
+
+    ``lines`` keep their line breaks (:func:`physical_lines`). None when the text
+    cannot be tokenized; flake8 then reads each finding's own line.
+    """
+    ranges: List[Tuple[int, int]] = []
+    remaining = iter(lines)
     first, last = len(lines) + 2, -1
     try:
-        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        for token in tokenize.generate_tokens(lambda: next(remaining, "")):
             if token.type in (tokenize.ENDMARKER, tokenize.DEDENT):
                 continue
             first, last = min(first, token.start[0]), max(last, token.end[0])
             if token.type in (tokenize.NL, tokenize.NEWLINE):
-                if last > first:
-                    joined = "".join(lines[first - 1 : last])
-                    mapping.update({number: joined for number in range(first, last + 1)})
+                ranges.append((first, last))
                 first, last = len(lines) + 2, -1
     except (tokenize.TokenError, SyntaxError, IndentationError):
-        return {}
-    return mapping
+        return None
+    return ranges
