@@ -6,9 +6,10 @@ its own line numbers in that module; IPython syntax that is not Python is
 neutralised line for line:
 
 - a cell that starts with a cell magic (``%%time``, ``%%writefile``) is skipped;
-- a line magic (``%matplotlib inline``), shell escape (``!pip install``), help
-  line (``np.ones?``, ``?np.ones``) or ``files = !ls`` becomes ``pass`` at its
-  own indentation, so an indented block around it stays valid.
+- a line magic (``%matplotlib inline``, or ``pip install x`` without its ``%``),
+  shell escape (``!pip install``), help line (``np.ones?``, ``?np.ones``) or
+  ``files = !ls`` becomes ``pass`` at its own indentation (plus a comment that
+  finds it again), so an indented block around it stays valid.
 
 Findings are mapped back to ``(cell, line)``; cells are numbered from 1 among
 *all* cells, as Jupyter shows them and as ruff reports them (markdown cells count).
@@ -20,9 +21,11 @@ metadata are kept byte for byte.
 
 from __future__ import annotations
 
+import ast
 import codecs
 import json
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -45,6 +48,12 @@ _HELP_LINE = re.compile(r"\s*[A-Za-z_*][\w*]*(\.[A-Za-z_*][\w*]*)*\s*\?\??\s*")
 #: ``files = !ls`` / ``t = %timeit -o f()``: a shell or magic result assigned to names.
 _ESCAPED_ASSIGNMENT = re.compile(r"\s*[A-Za-z_][\w.]*(\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[!%]")
 _LINE = re.compile(r"[^\n]*\n|[^\n]+")
+#: Line magics that notebooks call without ``%`` (automagic is on by default), as in ``pip install x``.
+AUTOMAGICS = frozenset(
+    ("pip", "conda", "mamba", "cd", "env", "set_env", "load_ext", "reload_ext", "matplotlib", "time", "timeit",
+     "run", "pwd", "ls", "mkdir", "rm", "cp", "mv", "cat", "history", "reset", "store", "autoreload", "config",
+     "precision", "pylab", "capture", "who", "whos", "xmode", "pdb", "prun", "tensorboard")
+)
 
 
 class NotebookError(Exception):
@@ -199,7 +208,20 @@ def _is_ipython_line(line: str) -> bool:
         return False
     if stripped[0] in "%!?":
         return True
-    return bool(_HELP_LINE.fullmatch(line.rstrip("\n")) or _ESCAPED_ASSIGNMENT.match(line))
+    return bool(_HELP_LINE.fullmatch(line.rstrip("\n")) or _ESCAPED_ASSIGNMENT.match(line) or _is_automagic(stripped))
+
+
+def _is_automagic(stripped: str) -> bool:
+    """``pip install x``: a line magic without its ``%`` (IPython's automagic), and not Python."""
+    if stripped.split(None, 1)[0] not in AUTOMAGICS:
+        return False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an invalid escape in the user's line is not ours to print
+        try:
+            ast.parse(stripped)
+        except (SyntaxError, ValueError):
+            return True
+    return False  # ``time = 5`` or ``cd(path)`` is Python
 
 
 class _StatementScanner:

@@ -116,6 +116,12 @@ def test_magics_shell_escapes_and_help_lines_keep_line_numbers():
     assert findings(text) == [("MSP103", 2, 6, 10)]
 
 
+def test_line_magic_without_percent_is_neutralised_only_when_it_is_not_python():
+    cell = neutralise("pip install mindspore==2.3\ncd ..\ntime = 5\nrun(train)\ntime.sleep(1)\n", 0)
+    assert cell is not None
+    assert cell.ipython_lines == {0: "pip install mindspore==2.3\n", 1: "cd ..\n"}
+
+
 def test_cell_magic_skips_the_whole_cell():
     text = as_jupyter_writes_it(
         notebook(
@@ -162,6 +168,13 @@ def test_noqa_in_a_cell_suppresses_the_finding():
         notebook([code(IMPORTS), code("config = CheckpointConfig()  # noqa: MSP103\nother = CheckpointConfig()")])
     )
     assert findings(text) == [("MSP103", 2, 2, 9)]
+
+
+def test_file_level_noqa_in_any_cell_covers_the_notebook():
+    text = as_jupyter_writes_it(
+        notebook([code(IMPORTS), code("config = CheckpointConfig()"), code("# ms-perflint: noqa: MSP103\nx = 1")])
+    )
+    assert findings(text) == []
 
 
 def test_non_python_notebook_is_skipped_without_error():
