@@ -18,6 +18,8 @@ from ms_perflint.rule import Violation
 from ms_perflint.settings import Settings
 from ms_perflint.values import UNKNOWN, evaluate, module_constants, parameter_defaults
 
+_NOT_LOADED = object()
+
 #: Canonical names of MindSpore base classes that make a class a Cell.
 CELL_BASES = frozenset(("mindspore.nn.Cell", "mindspore.nn.SequentialCell", "mindspore.nn.CellList"))
 
@@ -44,6 +46,16 @@ class FileContext:
         #: Names of classes in this file that are MindSpore Cells (directly or through a local base).
         self.cell_classes: Set[str] = set()
         self._constants = module_constants(module)
+        self._project: object = _NOT_LOADED
+
+    @property
+    def project(self):  # -> Optional[ms_perflint.project.view.ProjectView]
+        """Whole-project facts for this file (a ``ProjectView``), or None in per-file mode; built on first use."""
+        if self._project is _NOT_LOADED:
+            from ms_perflint.project import view_for_path
+
+            self._project = view_for_path(self.path, self.settings)
+        return self._project
 
     # --- where are we -------------------------------------------------------
 

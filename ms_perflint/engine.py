@@ -68,7 +68,7 @@ def lint_source(
         return result
     text = result.source.text
     rules = enabled_rules(settings, path) if rules is None else rules
-    if not rules or not could_fire(text, rules):
+    if not rules or not (could_fire(text, rules) or _project_needs(path, text, settings, rules)):
         return result
     try:
         module = cst.parse_module(text)
@@ -93,9 +93,24 @@ def run_rules(module: cst.Module, path: str, settings: Settings, rules: Sequence
     walk(module, dispatcher)  # the same events as module.visit(dispatcher), without copying every node
     for rule in dispatcher.rules:
         rule.finish()
-    if not context.imports.imports_mindspore:
+    if not context.imports.imports_mindspore and not _in_mindspore_program(context):
         context.violations.clear()  # not MindSpore code: a PyTorch resnet50(num_classes=1000) is fine
     return context
+
+
+def _project_needs(path: str, text: str, settings: Settings, rules: Sequence[Type[Rule]]) -> bool:
+    """Project mode: a file of a MindSpore program is linted even if its text never names MindSpore."""
+    if not settings.project:
+        return False
+    from ms_perflint.project import view_for_path
+
+    view = view_for_path(path, settings)
+    return view is not None and view.needs_lint(text, rules)
+
+
+def _in_mindspore_program(context: FileContext) -> bool:
+    """Project mode: the file shares a program with MindSpore code (``config.py`` imported by ``train.py``)."""
+    return context.settings.project and context.project is not None and context.project.is_mindspore_code()
 
 
 def _finalize(context: FileContext, text: str, settings: Settings) -> List[Violation]:

@@ -31,6 +31,10 @@ class Settings:
     rule_options: Mapping[str, Any] = field(default_factory=dict)
     #: Honour ``# noqa`` comments. The flake8 plugin turns this off: flake8 does it.
     apply_noqa: bool = True
+    #: Project mode: rules may consult the index of the file's project (``context.project``).
+    project: bool = False
+    #: In project mode, the root for files with no pyproject.toml/setup.py/.git above them (None: per-file for those).
+    project_fallback_root: Optional[str] = None
 
     def is_enabled(self, code: str, path: Optional[str] = None) -> bool:
         """ruff/flake8 semantics: the most specific matching prefix of select vs ignore wins."""
@@ -60,7 +64,8 @@ class Settings:
         """A stable string of everything here, for keying cached results."""
         options = sorted((key, repr(value)) for key, value in self.rule_options.items())
         ignores = sorted((key, tuple(value)) for key, value in self.per_file_ignores.items())
-        return repr((self.select, self.extend_select, self.ignore, ignores, options, self.apply_noqa))
+        project = (self.project, self.project_fallback_root)  # per file, add ms_perflint.project.cache_token()
+        return repr((self.select, self.extend_select, self.ignore, ignores, options, self.apply_noqa, project))
 
 
 def _path_matches(path: str, pattern: str) -> bool:

@@ -1,0 +1,577 @@
+"""Per-file facts for the project index, collected with the standard library's ``ast``.
+
+The index pass reads every Python file of a project before any rule runs, so it
+must be cheap: ``ast.parse`` costs about a tenth of ``libcst.parse_module``
+(DESIGN.md), and a file is parsed only when its text mentions something the
+facts are about. Everything here is plain data that survives a JSON round trip,
+so the index can be persisted and shared by flake8's worker processes.
+
+Names are recorded as *references*: a dotted name whose head was mapped through
+the file's imports to an absolute module path (``from .resnet import ResNet`` in
+``src/model.py`` becomes ``src.resnet.ResNet``; a class of the file itself
+becomes ``<module>.<Class>``). The index resolves references to project files.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import asdict, dataclass, field
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from ms_perflint.imports import MINDSPORE_PACKAGES, canonical_name
+
+#: Substrings that make a file worth parsing for facts (imports, configs, mechanisms).
+FACT_MARKERS = ("import", "add_argument", "class_num", "num_classes", "amp_level", "config")
+
+#: ``(test source, positive)`` for each ``if`` arm around a site, innermost first.
+Guard = Tuple[str, bool]
+
+MODEL = "mindspore.train.Model"
+AMP_CALLS = {
+    "mindspore.amp.auto_mixed_precision": "auto_mixed_precision",
+    "mindspore.amp.build_train_network": "build_train_network",
+}
+PRECISION_MODE_SUFFIX = ".precision_mode"
+HF32_SUFFIX = ".matmul_allow_hf32"
+SET_CONTEXT = "mindspore.set_context"
+SET_AUTOTUNE = "mindspore.dataset.config.set_enable_autotune"
+PROFILER_CALLS = {"mindspore.profiler.Profiler": "Profiler", "mindspore.profiler.profile": "profile"}
+PROFILER_ENV = "MS_PROFILER_OPTIONS"
+LOW_PRECISION_DTYPES = frozenset(("mindspore.float16", "mindspore.bfloat16"))
+FP32_DTYPES = frozenset(("mindspore.float32",))
+#: Names of ResNet-50 builders (RULES.md MSP104) and the keywords that carry a class count.
+RESNET50_NAMES = frozenset(("resnet50", "ResNet50"))
+CLASS_COUNT_KEYWORDS = ("num_classes", "class_num")
+WEIGHT_LOADERS = frozenset(("load_checkpoint", "load_param_into_net"))
+#: Keys of config values the project analysis follows.
+CONFIG_KEYS = frozenset(
+    ("amp_level", "class_num", "num_classes", "profile", "enable_profiling", "profiler", "auto_tune",
+     "autotune", "enable_autotune", "async_save")
+)
+
+
+@dataclass
+class Site:
+    """Where something is: 1-based line and 0-based column (characters), as violations use."""
+
+    line: int
+    column: int
+
+
+@dataclass
+class AmpSite(Site):
+    """A mechanism that runs MatMuls in low precision for a whole network or process.
+
+    ``level`` is the literal AMP level or precision mode, None when the file does
+    not say (``amp_level=config.amp_level``); ``expression`` is then its source.
+    """
+
+    kind: str = ""
+    level: Optional[str] = None
+    expression: str = ""
+
+
+@dataclass
+class CastSite(Site):
+    """``net.to_float(<dtype>)``/``add_flags_recursive(fp16=True)`` on an instance built by ``builder``."""
+
+    builder: str = ""
+    low_precision: bool = True
+    text: str = ""
+
+
+@dataclass
+class FlagSite(Site):
+    """``set_enable_autotune(...)``: ``value`` True/False, None when not literal (``expression`` then)."""
+
+    value: Optional[bool] = None
+    expression: str = ""
+    guards: List[Guard] = field(default_factory=list)
+
+
+@dataclass
+class ProfilerSite(Site):
+    """A place that starts profiling; ``dataset`` says whether dataset profiling is on (None: unknown)."""
+
+    kind: str = ""
+    dataset: Optional[bool] = None
+    guards: List[Guard] = field(default_factory=list)
+
+
+@dataclass
+class ConfigEntry(Site):
+    """A config value in Python: an argparse default, a dict config entry, or a class attribute.
+
+    ``owner`` is ``argparse`` or the config's name (``config`` for ``config = {...}``);
+    ``value`` is the literal value (None when not a literal: then it is not recorded).
+    """
+
+    owner: str = ""
+    key: str = ""
+    value: Any = None
+
+
+@dataclass
+class ClassCountUse(Site):
+    """A ResNet-50 builder call whose class count is an expression the file cannot evaluate."""
+
+    builder: str = ""
+    expression: str = ""
+    #: Names of the functions/classes around the call, outermost first.
+    scope: List[str] = field(default_factory=list)
+    #: ``pretrained=`` other than False, or a checkpoint loaded in the same function: 1000 must stay.
+    loads_weights: bool = False
+
+
+@dataclass
+class FileFacts:
+    """Everything the index knows about one Python file."""
+
+    module: str
+    imports_mindspore: bool = False
+    #: Absolute module paths this file imports (candidates: ``a.b.c`` may be module ``a.b`` + name ``c``).
+    imports: List[str] = field(default_factory=list)
+    #: Module-level import table of non-MindSpore names: local name -> absolute target (for re-exports).
+    aliases: Dict[str, str] = field(default_factory=dict)
+    #: Top-level classes -> references of what their bodies call (the Cells they build).
+    classes: Dict[str, List[str]] = field(default_factory=dict)
+    #: Top-level MindSpore Cell classes -> the line of their ``class`` statement.
+    cells: Dict[str, int] = field(default_factory=dict)
+    #: Top-level functions -> references of what they call (factories such as ``resnet50``).
+    functions: Dict[str, List[str]] = field(default_factory=dict)
+    amp: List[AmpSite] = field(default_factory=list)
+    casts: List[CastSite] = field(default_factory=list)
+    autotune: List[FlagSite] = field(default_factory=list)
+    profilers: List[ProfilerSite] = field(default_factory=list)
+    config_entries: List[ConfigEntry] = field(default_factory=list)
+    class_count_uses: List[ClassCountUse] = field(default_factory=list)
+
+    def to_json(self) -> Dict[str, Any]:
+        """A dict of JSON types."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Dict[str, Any]) -> "FileFacts":
+        """Inverse of :meth:`to_json`."""
+        kinds = {"amp": AmpSite, "casts": CastSite, "autotune": FlagSite, "profilers": ProfilerSite,
+                 "config_entries": ConfigEntry, "class_count_uses": ClassCountUse}
+        values = dict(data)
+        for name, kind in kinds.items():
+            values[name] = [kind(**_with_tuple_guards(item)) for item in data.get(name, [])]
+        return cls(**values)
+
+
+def _with_tuple_guards(item: Dict[str, Any]) -> Dict[str, Any]:
+    if "guards" in item:
+        item = dict(item, guards=[(test, bool(positive)) for test, positive in item["guards"]])
+    return item
+
+
+def collect_facts(text: str, module: str, is_package: bool = False) -> FileFacts:
+    """Facts of one file's source. Invalid Python yields empty facts, never an exception."""
+    facts = FileFacts(module=module)
+    if not any(marker in text for marker in FACT_MARKERS):
+        return facts
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return facts
+    _Collector(facts, text, module, is_package).run(tree)
+    return facts
+
+
+class _Names:
+    """The file's import table for ``ast``: local name -> absolute dotted target."""
+
+    def __init__(self, module: str, is_package: bool) -> None:
+        self.table: Dict[str, str] = {}
+        package = module if is_package else module.rpartition(".")[0]
+        self.package_parts = package.split(".") if package else []
+
+    def bind_import(self, node: ast.Import) -> Iterator[str]:
+        for alias in node.names:
+            if alias.asname:
+                self.table[alias.asname] = alias.name
+            else:
+                head = alias.name.split(".", 1)[0]
+                self.table[head] = head
+            yield alias.name
+
+    def bind_import_from(self, node: ast.ImportFrom) -> Iterator[str]:
+        base = self._absolute(node.module or "", node.level)
+        if base is None:
+            return
+        for alias in node.names:
+            if alias.name == "*":
+                yield base
+                continue
+            target = f"{base}.{alias.name}" if base else alias.name
+            self.table[alias.asname or alias.name] = target
+            yield target
+
+    def _absolute(self, module: str, level: int) -> Optional[str]:
+        if level == 0:
+            return module
+        if level - 1 > len(self.package_parts):
+            return None
+        parts = self.package_parts[: len(self.package_parts) - (level - 1)]
+        return ".".join([*parts, module] if module else parts)
+
+    def reference(self, dotted: Optional[str]) -> Optional[str]:
+        """The absolute dotted target of a local dotted name, None when its head is not imported."""
+        if not dotted:
+            return None
+        head, _, rest = dotted.partition(".")
+        target = self.table.get(head)
+        if target is None:
+            return None
+        return f"{target}.{rest}" if rest else target
+
+    def qualified(self, dotted: Optional[str]) -> Optional[str]:
+        """The canonical MindSpore spelling of a dotted name (``ms.Model`` -> ``mindspore.train.Model``)."""
+        reference = self.reference(dotted)
+        return canonical_name(reference) if reference else None
+
+
+def dotted(node: ast.AST) -> Optional[str]:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def literal(node: Optional[ast.AST]) -> Any:
+    """The value of a literal (``"O2"``, ``1000``, ``-1``, ``True``), else :data:`NOT_LITERAL`."""
+    if node is None:
+        return NOT_LITERAL
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return NOT_LITERAL
+    return value if isinstance(value, (str, int, float, bool)) or value is None else NOT_LITERAL
+
+
+NOT_LITERAL = object()
+
+
+def keyword(call: ast.Call, name: str, position: Optional[int] = None) -> Optional[ast.AST]:
+    """The argument bound to ``name``: by keyword, or the positional one at ``position``."""
+    for item in call.keywords:
+        if item.arg == name:
+            return item.value
+    if position is not None and len(call.args) > position:
+        if not any(isinstance(arg, ast.Starred) for arg in call.args[: position + 1]):
+            return call.args[position]
+    return None
+
+
+class _Collector(ast.NodeVisitor):
+    """One walk over a module, filling :class:`FileFacts`."""
+
+    def __init__(self, facts: FileFacts, text: str, module: str, is_package: bool) -> None:
+        self.facts = facts
+        self.lines = text.splitlines()
+        self.names = _Names(module, is_package)
+        self.module = module
+        self.scope: List[ast.AST] = []
+        self.guards: List[Guard] = []
+        #: Variable name (in the current function or module) -> reference of the builder it was made by.
+        self.instances: List[Dict[str, str]] = [{}]
+        self.local_definitions: Dict[str, str] = {}
+
+    def run(self, tree: ast.Module) -> None:
+        self.tree = tree
+        for statement in tree.body:
+            if isinstance(statement, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.local_definitions[statement.name] = f"{self.module}.{statement.name}"
+        self.visit(tree)
+        self.facts.imports = sorted(set(self.facts.imports))
+        self.facts.aliases = {
+            name: target for name, target in self.names.table.items()
+            if target.split(".", 1)[0] not in MINDSPORE_PACKAGES and name not in self.local_definitions
+        }
+
+    # --- positions and names -------------------------------------------------
+
+    def site(self, node: ast.AST) -> Tuple[int, int]:
+        """(line, character column) of a node; ``ast`` columns count UTF-8 bytes."""
+        line = getattr(node, "lineno", 1)
+        offset = getattr(node, "col_offset", 0)
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        return line, len(text.encode("utf-8")[:offset].decode("utf-8", errors="ignore"))
+
+    def reference(self, node: ast.AST) -> Optional[str]:
+        """Reference of a called name: imported, or a top-level class/function of this file."""
+        name = dotted(node)
+        if name is None:
+            return None
+        head = name.split(".", 1)[0]
+        if head in self.local_definitions and head not in self.names.table:
+            return self.local_definitions[head] + name[len(head):]
+        return self.names.reference(name)
+
+    # --- structure -------------------------------------------------------------
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for target in self.names.bind_import(node):
+            self._note_import(target)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        for target in self.names.bind_import_from(node):
+            self._note_import(target)
+
+    def _note_import(self, target: str) -> None:
+        if target.split(".", 1)[0] in MINDSPORE_PACKAGES:
+            self.facts.imports_mindspore = True
+        else:
+            self.facts.imports.append(target)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        if not self.scope:
+            self.facts.classes[node.name] = self._built_by(node)
+            if self._is_cell(node):
+                self.facts.cells[node.name] = node.lineno
+        self._enter(node)
+
+    def _is_cell(self, node: ast.ClassDef) -> bool:
+        """A base is ``nn.Cell`` (any MindSpore ``nn`` class) or a Cell of this file, or it defines ``construct``."""
+        for base in node.bases:
+            qualified = self.names.qualified(dotted(base)) or ""
+            if qualified.startswith("mindspore.nn.") or dotted(base) in self.facts.cells:
+                return True
+        return any(isinstance(s, ast.FunctionDef) and s.name == "construct" for s in node.body)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        if not self.scope:
+            self.facts.functions[node.name] = self._built_by(node)
+        self._enter(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def _enter(self, node: ast.AST) -> None:
+        self.scope.append(node)
+        self.instances.append({})
+        saved, self.guards = self.guards, []
+        self.generic_visit(node)
+        self.guards = saved
+        self.instances.pop()
+        self.scope.pop()
+
+    def _built_by(self, node: ast.AST) -> List[str]:
+        built = {self.reference(call.func) for call in ast.walk(node) if isinstance(call, ast.Call)}
+        return sorted(r for r in built if r and r.split(".", 1)[0] not in MINDSPORE_PACKAGES)
+
+    def visit_If(self, node: ast.If) -> None:
+        test = ast.unparse(node.test)
+        self.visit(node.test)
+        for positive, body in ((True, node.body), (False, node.orelse)):
+            self.guards.insert(0, (test, positive))
+            for statement in body:
+                self.visit(statement)
+            self.guards.pop(0)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.generic_visit(node)
+        if isinstance(node.value, ast.Call):
+            builder = self.reference(node.value.func)
+            for target in node.targets:
+                name = dotted(target)
+                if builder and name:
+                    self.instances[-1][name] = builder
+        if not self.scope and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            self._dict_config(node.targets[0].id, node.value)
+        if any(isinstance(t, ast.Subscript) and _is_environ(t.value) and _is_profiler_key(t.slice) for t in node.targets):
+            self._profiler(node, PROFILER_ENV, None)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.generic_visit(node)
+        qualified = self.names.qualified(dotted(node.func))
+        if qualified:
+            self._mindspore_call(node, qualified)
+        attribute = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        if attribute in ("to_float", "add_flags_recursive"):
+            self._cast(node, attribute)
+        elif attribute == "add_argument":
+            self._argparse(node)
+        elif attribute in ("setdefault", "putenv") and node.args and _is_profiler_key(node.args[0]):
+            self._profiler(node, PROFILER_ENV, None)
+        self._class_count_use(node)
+
+    # --- fp16 mechanisms -------------------------------------------------------
+
+    def _mindspore_call(self, node: ast.Call, qualified: str) -> None:
+        if qualified == MODEL:
+            self._amp(node, "Model", keyword(node, "amp_level"))
+        elif qualified in AMP_CALLS:
+            position = 1 if AMP_CALLS[qualified] == "auto_mixed_precision" else None
+            name = "amp_level" if position == 1 else "level"
+            self._amp(node, AMP_CALLS[qualified], keyword(node, name, position))
+        elif qualified.endswith(PRECISION_MODE_SUFFIX):
+            self._amp(node, "precision_mode", keyword(node, "mode", 0))
+        elif qualified.endswith(HF32_SUFFIX) and literal(keyword(node, "value", 0)) is True:
+            self._add_amp(node, "matmul_allow_hf32", "hf32", "")
+        elif qualified == SET_CONTEXT:
+            self._set_context(node)
+        elif qualified == SET_AUTOTUNE:
+            self._autotune(node)
+        elif qualified in PROFILER_CALLS:
+            self._profiler(node, PROFILER_CALLS[qualified], _dataset_profiling(node))
+
+    def _amp(self, node: ast.Call, kind: str, level: Optional[ast.AST]) -> None:
+        if level is None:
+            if any(item.arg is None for item in node.keywords):
+                self._add_amp(node, kind, None, "**kwargs")
+            return
+        value = literal(level)
+        if value is NOT_LITERAL:
+            self._add_amp(node, kind, None, ast.unparse(level))
+        elif isinstance(value, str):
+            self._add_amp(node, kind, value, "")
+
+    def _add_amp(self, node: ast.AST, kind: str, level: Optional[str], expression: str) -> None:
+        line, column = self.site(node)
+        self.facts.amp.append(AmpSite(line, column, kind=kind, level=level, expression=expression))
+
+    def _set_context(self, node: ast.Call) -> None:
+        profiling = keyword(node, "enable_profiling")
+        if profiling is not None and literal(profiling) is True:
+            self._profiler(node, "set_context(enable_profiling=True)", None)
+        ascend = keyword(node, "ascend_config")
+        if isinstance(ascend, ast.Dict):
+            for key, value in zip(ascend.keys, ascend.values):
+                if key is not None and literal(key) == "precision_mode":
+                    self._amp(node, "precision_mode", value)
+
+    def _cast(self, node: ast.Call, method: str) -> None:
+        low = self._cast_precision(node, method)
+        if low is None or not isinstance(node.func, ast.Attribute):
+            return
+        target = node.func.value
+        builder = None
+        if isinstance(target, ast.Call):
+            builder = self.reference(target.func)
+        else:
+            name = dotted(target)
+            for table in reversed(self.instances):
+                if name in table:
+                    builder = table[name]
+                    break
+        if builder:
+            line, column = self.site(node)
+            text = ast.unparse(node)
+            self.facts.casts.append(CastSite(line, column, builder=builder, low_precision=low, text=text[:80]))
+
+    def _cast_precision(self, node: ast.Call, method: str) -> Optional[bool]:
+        """True for low precision, False for a deliberate fp32 choice, None for anything else."""
+        if method == "to_float":
+            dtype = self.names.qualified(dotted(node.args[0])) if node.args else None
+            if dtype in LOW_PRECISION_DTYPES:
+                return True
+            return False if dtype in FP32_DTYPES else None
+        for flag, low in (("fp16", True), ("bf16", True), ("fp32", False)):
+            if literal(keyword(node, flag)) is True:
+                return low
+        return None
+
+    # --- AutoTune and profiling ------------------------------------------------
+
+    def _autotune(self, node: ast.Call) -> None:
+        argument = keyword(node, "enable", 0)
+        if argument is None:
+            return
+        value = literal(argument)
+        line, column = self.site(node)
+        if value is NOT_LITERAL:
+            site = FlagSite(line, column, value=None, expression=ast.unparse(argument), guards=list(self.guards))
+        else:
+            site = FlagSite(line, column, value=bool(value), guards=list(self.guards))
+        self.facts.autotune.append(site)
+
+    def _profiler(self, node: ast.AST, kind: str, dataset: Optional[bool]) -> None:
+        line, column = self.site(node)
+        self.facts.profilers.append(ProfilerSite(line, column, kind=kind, dataset=dataset, guards=list(self.guards)))
+
+    # --- configs and class counts ---------------------------------------------
+
+    def _argparse(self, node: ast.Call) -> None:
+        key = _argparse_dest(node)
+        default = keyword(node, "default")
+        if key not in CONFIG_KEYS or default is None:
+            return
+        value = literal(default)
+        if value is not NOT_LITERAL:
+            line, column = self.site(default)
+            self.facts.config_entries.append(ConfigEntry(line, column, owner="argparse", key=key, value=value))
+
+    def _dict_config(self, owner: str, value: ast.AST) -> None:
+        if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords:
+            value = value.args[0]  # ed({...}), EasyDict({...}), dict({...})
+        if not isinstance(value, ast.Dict):
+            return
+        for key_node, value_node in zip(value.keys, value.values):
+            key = literal(key_node) if key_node is not None else NOT_LITERAL
+            item = literal(value_node)
+            if key in CONFIG_KEYS and item is not NOT_LITERAL:
+                line, column = self.site(value_node)
+                self.facts.config_entries.append(ConfigEntry(line, column, owner=owner, key=key, value=item))
+
+    def _class_count_use(self, node: ast.Call) -> None:
+        name = dotted(node.func)
+        if name is None or name.rsplit(".", 1)[-1] not in RESNET50_NAMES:
+            return
+        argument = next((keyword(node, k) for k in CLASS_COUNT_KEYWORDS if keyword(node, k) is not None), None)
+        if argument is None or literal(argument) is not NOT_LITERAL:
+            return
+        line, column = self.site(node)
+        scope = [getattr(owner, "name", "") for owner in self.scope]
+        use = ClassCountUse(line, column, builder=name, expression=ast.unparse(argument), scope=scope)
+        use.loads_weights = self._loads_weights(node)
+        self.facts.class_count_uses.append(use)
+
+    def _loads_weights(self, node: ast.Call) -> bool:
+        pretrained = keyword(node, "pretrained")
+        if pretrained is not None and literal(pretrained) is not False:
+            return True
+        body = self.scope[-1] if self.scope else self.tree
+        return any(
+            isinstance(call, ast.Call) and (dotted(call.func) or "").rsplit(".", 1)[-1] in WEIGHT_LOADERS
+            for call in ast.walk(body)
+        )
+
+
+def _argparse_dest(node: ast.Call) -> Optional[str]:
+    dest = literal(keyword(node, "dest"))
+    if isinstance(dest, str):
+        return dest
+    flags = [literal(arg) for arg in node.args]
+    long_flags = [f for f in flags if isinstance(f, str) and f.startswith("--")]
+    chosen = long_flags[0] if long_flags else next((f for f in flags if isinstance(f, str)), None)
+    if not chosen:
+        return None
+    return chosen.lstrip("-").replace("-", "_")
+
+
+def _dataset_profiling(node: ast.Call) -> Optional[bool]:
+    argument = keyword(node, "data_process")
+    if argument is None:
+        return False  # the default is False on 2.x newer than ~2.3
+    value = literal(argument)
+    return bool(value) if value is not NOT_LITERAL else None
+
+
+def _is_environ(node: ast.AST) -> bool:
+    return dotted(node) in ("os.environ", "environ")
+
+
+def _is_profiler_key(node: ast.AST) -> bool:
+    return literal(node) == PROFILER_ENV
+
+
+def iter_sites(facts: FileFacts) -> Sequence[Site]:
+    """Every site recorded for a file (for tests and tracing)."""
+    return [*facts.amp, *facts.casts, *facts.autotune, *facts.profilers, *facts.config_entries, *facts.class_count_uses]

@@ -1,0 +1,243 @@
+"""Per-file facts of the project index (``ms_perflint.project.facts``), read from small sources."""
+
+from __future__ import annotations
+
+import textwrap
+
+from ms_perflint.project.facts import FileFacts, collect_facts
+
+
+def facts_of(code: str, module: str = "train", is_package: bool = False) -> FileFacts:
+    return collect_facts(textwrap.dedent(code).lstrip("\n"), module, is_package)
+
+
+def test_imports_are_absolute_references_and_mindspore_is_only_a_flag():
+    facts = facts_of(
+        """
+        import mindspore.nn as nn
+        from .head import Head
+        from ..common import utils
+        from src.config import config as cfg
+        """,
+        module="src.models.net",
+    )
+    assert facts.imports_mindspore
+    assert facts.imports == ["src.common.utils", "src.config.config", "src.models.head.Head"]
+    assert facts.aliases == {"Head": "src.models.head.Head", "utils": "src.common.utils", "cfg": "src.config.config"}
+
+
+def test_relative_import_in_a_package_init_is_relative_to_the_package_itself():
+    facts = facts_of("from .resnet import resnet50\n", module="src", is_package=True)
+    assert facts.imports == ["src.resnet.resnet50"]
+
+
+def test_cells_and_what_classes_and_functions_build():
+    facts = facts_of(
+        """
+        from mindspore import nn
+        from src.head import Head
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.head = Head()
+                self.fc = nn.Dense(2, 2)
+
+        class Helper:
+            pass
+
+        class Block(Net):
+            pass
+
+        def build():
+            return Net()
+        """
+    )
+    assert facts.cells == {"Net": 4, "Block": 13}
+    assert facts.classes == {"Net": ["src.head.Head"], "Helper": [], "Block": []}
+    assert facts.functions == {"build": ["train.Net"]}
+
+
+def test_amp_sites_with_literal_unknown_and_absent_levels():
+    facts = facts_of(
+        """
+        import mindspore as ms
+        from mindspore import Model, amp
+        m1 = Model(net, amp_level="O2")
+        m2 = ms.train.Model(net, loss_fn=loss, amp_level=config.amp_level)
+        m3 = Model(net)
+        m4 = Model(net, **kwargs)
+        net = amp.auto_mixed_precision(net, "O1")
+        ms.set_context(ascend_config={"precision_mode": "allow_mix_precision"})
+        """
+    )
+    found = [(s.kind, s.level, s.expression, s.line, s.column) for s in facts.amp]
+    assert found == [
+        ("Model", "O2", "", 3, 5),
+        ("Model", None, "config.amp_level", 4, 5),
+        ("Model", None, "**kwargs", 6, 5),
+        ("auto_mixed_precision", "O1", "", 7, 6),
+        ("precision_mode", "allow_mix_precision", "", 8, 0),
+    ]
+
+
+def test_a_users_own_model_class_is_not_mindsporess():
+    facts = facts_of(
+        """
+        import mindspore
+        class Model:
+            pass
+        m = Model(net, amp_level="O2")
+        """
+    )
+    assert facts.amp == []
+
+
+def test_casts_record_the_builder_of_the_instance():
+    facts = facts_of(
+        """
+        import numpy as np
+        import mindspore as ms
+        from mindspore.common import dtype as mstype
+        from src.model import build, Head
+        def main():
+            net = build()
+            net.to_float(mstype.float16)
+            head = Head()
+            head.to_float(ms.float32)
+            Head().add_flags_recursive(fp16=True)
+            other = build()
+            other.to_float(np.float16)
+        """
+    )
+    found = [(c.builder, c.low_precision, c.line) for c in facts.casts]
+    assert found == [("src.model.build", True, 7), ("src.model.Head", False, 9), ("src.model.Head", True, 10)]
+
+
+def test_autotune_values_and_guards():
+    facts = facts_of(
+        """
+        import mindspore.dataset as ds
+        ds.config.set_enable_autotune(True)
+        if args.tune:
+            ds.config.set_enable_autotune(enable=args.tune)
+        else:
+            ds.config.set_enable_autotune(False)
+        """
+    )
+    found = [(s.value, s.expression, s.guards, s.line) for s in facts.autotune]
+    assert found == [
+        (True, "", [], 2),
+        (None, "args.tune", [("args.tune", True)], 4),
+        (False, "", [("args.tune", False)], 6),
+    ]
+
+
+def test_profiler_sites_and_dataset_profiling():
+    facts = facts_of(
+        """
+        import os
+        import mindspore as ms
+        from mindspore.profiler import Profiler
+        p1 = ms.Profiler(output_path="./prof")
+        p2 = Profiler(data_process=True)
+        os.environ["MS_PROFILER_OPTIONS"] = '{"start": true}'
+        ms.set_context(enable_profiling=True)
+        ms.set_context(enable_profiling=False)
+        """
+    )
+    found = [(s.kind, s.dataset, s.line) for s in facts.profilers]
+    assert found == [
+        ("Profiler", False, 4),
+        ("Profiler", True, 5),
+        ("MS_PROFILER_OPTIONS", None, 6),
+        ("set_context(enable_profiling=True)", None, 7),
+    ]
+
+
+def test_argparse_defaults_are_recorded_at_the_default_value():
+    facts = facts_of(
+        """
+        import argparse
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--amp_level", type=str, default="O2", help="AMP")
+        parser.add_argument("-n", "--class-num", type=int, default=1000)
+        parser.add_argument("--level", dest="amp_level", default=LEVEL)
+        parser.add_argument("--lr", default=0.1)
+        """
+    )
+    found = [(e.owner, e.key, e.value, e.line, e.column) for e in facts.config_entries]
+    # `parser.add_argument(` 20 + `"--amp_level"` 13 + `, type=str, ` 12 + `default=` 8 = column 53;
+    # `parser.add_argument(` 20 + `"-n", ` 6 + `"--class-num", ` 15 + `type=int, ` 10 + `default=` 8 = 59.
+    assert found == [("argparse", "amp_level", "O2", 3, 53), ("argparse", "class_num", 1000, 4, 59)]
+
+
+def test_dict_configs_at_module_level():
+    facts = facts_of(
+        """
+        from easydict import EasyDict as ed
+        config = ed({
+            "class_num": 1000,
+            "lr": 0.1,
+        })
+        other = {"num_classes": 10, "amp_level": "O3"}
+        def f():
+            local = {"class_num": 5}
+        """
+    )
+    found = [(e.owner, e.key, e.value, e.line, e.column) for e in facts.config_entries]
+    assert found == [("config", "class_num", 1000, 3, 17), ("other", "num_classes", 10, 6, 24),
+                     ("other", "amp_level", "O3", 6, 41)]
+
+
+def test_class_count_uses_only_when_the_value_is_not_a_literal():
+    facts = facts_of(
+        """
+        from src.resnet import resnet50
+        import mindspore as ms
+        net0 = resnet50(class_num=1000)
+        def main(config):
+            net = resnet50(class_num=config.class_num)
+            pre = resnet50(num_classes=config.class_num, pretrained=True)
+        def evaluate(config):
+            net = resnet50(class_num=config.class_num)
+            ms.load_checkpoint("resnet.ckpt", net)
+        """
+    )
+    found = [(u.builder, u.expression, u.scope, u.loads_weights, u.line) for u in facts.class_count_uses]
+    assert found == [
+        ("resnet50", "config.class_num", ["main"], False, 5),
+        ("resnet50", "config.class_num", ["main"], True, 6),
+        ("resnet50", "config.class_num", ["evaluate"], True, 8),
+    ]
+
+
+def test_columns_count_characters_not_bytes():
+    facts = facts_of('parser.add_argument("--amp_level", help="精度", default="O2")\n')
+    entry = facts.config_entries[0]
+    # 20 + 13 + `, help=` 7 + `"精度"` 4 characters (8 bytes) + `, default=` 10 = 54 (56 in bytes).
+    assert (entry.line, entry.column) == (1, 54)
+
+
+def test_invalid_python_gives_empty_facts():
+    assert collect_facts("import mindspore\ndef broken(:\n", "broken") == FileFacts(module="broken")
+
+
+def test_a_file_without_any_marker_is_not_parsed():
+    assert collect_facts("x = 1\n", "plain") == FileFacts(module="plain")
+
+
+def test_json_round_trip_keeps_every_fact():
+    facts = facts_of(
+        """
+        import mindspore as ms
+        from src.model import build
+        if flag:
+            p = ms.Profiler()
+        net = build()
+        net.to_float(ms.float16)
+        parser.add_argument("--amp_level", default="O2")
+        """
+    )
+    assert FileFacts.from_json(facts.to_json()) == facts
+    assert facts.profilers and facts.casts and facts.config_entries
