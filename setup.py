@@ -27,6 +27,12 @@ setup(
     install_requires=[
         "libcst>=1.1",
         "flake8>=6",
+        # Project analysis: values defined in other modules (config objects, imported constants),
+        # inferred only for the sites a single file cannot decide (ms_perflint/project/inference.py).
+        "astroid>=3.0",
+        # Project analysis: YAML configs (amp_level, num_classes, callbacks). Fixes are line edits of
+        # the one scalar they change, so a round-tripping YAML library is not needed.
+        "PyYAML>=5.1",
     ],
     extras_require={"test": TEST_REQUIRES},
     entry_points={
