@@ -177,8 +177,12 @@ class AutotuneWithProfiler(Rule):
               (MindSpore starts no profiler then), or to text that is not JSON;
             - an AutoTune value the linter cannot know (`set_enable_autotune(args.tune)`).
 
-            The analysis covers one file: AutoTune in `dataset.py` and the profiler in
-            `train.py` are not paired yet.
+            Across files (project mode, the default of the CLI and the flake8 plugin):
+            AutoTune in `src/dataset.py` and a profiler started in `train.py` that
+            imports it are paired too, and the message names the other file and line
+            (`mindspore.Profiler at train.py:41`). A profiler under `if args.profile:`
+            where every configured `profile` (argparse default, YAML, launch script)
+            is False is not counted. See docs/project.md.
         """,
         why_bad="""
             Dataset AutoTune and dataset profiling both hook into the data pipeline,
@@ -519,6 +523,8 @@ class AutotuneWithProfiler(Rule):
 
     def finish(self) -> None:
         conflicts = pair_sites(self._autotune, self._profiling)
+        paired = {id(conflict.autotune) for conflict in conflicts}
+        self._report_other_files([site for site in self._autotune if id(site) not in paired])
         if not conflicts:
             return
         positions = MetadataWrapper(self.context.module, unsafe_skip_copy=True).resolve(PositionProvider)
@@ -526,6 +532,20 @@ class AutotuneWithProfiler(Rule):
             autotune, profiling = conflict.autotune.node, conflict.profiling
             if autotune is not None and profiling.node in positions:
                 self.report(autotune, _message(profiling, positions[profiling.node].start.line))
+
+    def _report_other_files(self, autotune_sites: List[Site]) -> None:
+        """Project mode: pair AutoTune here with profiling started in another file of the same program."""
+        project = self.context.project if autotune_sites else None
+        if project is None:
+            return
+        remote = {}
+        for started in project.profilers_elsewhere():
+            guards = frozenset(Guard(test, holds) for test, holds in started.guards)
+            remote[Site(started.kind, guards, started.dataset)] = started.where
+        for conflict in pair_sites(autotune_sites, list(remote)):
+            where = remote[conflict.profiling]
+            if conflict.autotune.node is not None:
+                self.report(conflict.autotune.node, _message(conflict.profiling, where.line, where.path))
 
 
 def _argument_value(node: cst.Call, keyword: str, position: Optional[int] = None) -> Optional[cst.BaseExpression]:
@@ -570,8 +590,8 @@ def _is_exit(statement: cst.BaseSmallStatement) -> bool:
     return False
 
 
-def _message(profiling: Site, line: int) -> str:
-    where = f"{SITE_LABELS[profiling.kind]} on line {line}"
+def _message(profiling: Site, line: int, path: str = "") -> str:
+    where = f"{SITE_LABELS[profiling.kind]} " + (f"at {path}:{line}" if path else f"on line {line}")
     advice = "to measure, turn AutoTune off; in production, remove the profiler"
     if profiling.dataset_profiling:
         return (
