@@ -133,25 +133,51 @@ def test_autotune_values_and_guards():
     ]
 
 
-def test_profiler_sites_and_dataset_profiling():
+def test_profiler_sites_and_dataset_profiling_as_msp105_reads_them():
     facts = facts_of(
         """
-        import os
+        import os, json
         import mindspore as ms
-        from mindspore.profiler import Profiler
+        from mindspore.profiler import Profiler, profile
         p1 = ms.Profiler(output_path="./prof")
         p2 = Profiler(data_process=True)
-        os.environ["MS_PROFILER_OPTIONS"] = '{"start": true}'
+        p3 = Profiler(data_process=args.dp)
+        p4 = profile()
+        os.environ["MS_PROFILER_OPTIONS"] = '{"start": true, "data_process": true}'
+        os.environ["MS_PROFILER_OPTIONS"] = '{"output_path": "./prof"}'
+        os.environ.setdefault("MS_PROFILER_OPTIONS", json.dumps({"start": True}))
         ms.set_context(enable_profiling=True)
         ms.set_context(enable_profiling=False)
         """
     )
     found = [(s.kind, s.dataset, s.line) for s in facts.profilers]
     assert found == [
-        ("Profiler", False, 4),
-        ("Profiler", True, 5),
-        ("MS_PROFILER_OPTIONS", None, 6),
-        ("set_context(enable_profiling=True)", None, 7),
+        ("mindspore.profiler.Profiler", None, 4),  # the data_process default changed across releases
+        ("mindspore.profiler.Profiler", True, 5),
+        ("mindspore.profiler.Profiler", False, 6),  # unknown counts as off: unknown values are never reported
+        ("mindspore.profiler.profile", False, 7),
+        ("MS_PROFILER_OPTIONS", True, 8),  # line 9 has no "start": true, so MindSpore starts nothing
+        ("MS_PROFILER_OPTIONS", None, 10),
+        ("mindspore.set_context", None, 11),
+    ]
+
+
+def test_guards_see_through_not_and_and():
+    facts = facts_of(
+        """
+        import mindspore as ms
+        if not args.profile:
+            pass
+        else:
+            if args.profile and args.rank == 0:
+                p = ms.Profiler()
+        """
+    )
+    assert facts.profilers[0].guards == [
+        ("args.profile and args.rank == 0", True),
+        ("args.profile", True),
+        ("args.rank == 0", True),
+        ("args.profile", True),
     ]
 
 

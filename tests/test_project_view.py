@@ -192,7 +192,7 @@ def test_profilers_in_other_files_of_the_program(tmp_path: Path):
     analysis = analysis_of(tmp_path, base_files(**{"src/dataset.py": dataset, "train.py": train, "other.py": other}))
     found = [(str(p.where), p.kind, p.dataset) for p in analysis.profilers_elsewhere("src/dataset.py")]
     # Line 7 is off: every configured `profile` is False. other.py never imports the dataset.
-    assert found == [("train.py:9", "Profiler", True)]
+    assert found == [("train.py:9", "mindspore.profiler.Profiler", True)]
     assert analysis.profilers_elsewhere("other.py") == []
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, List, Optional, Sequence, TextIO, Tuple
 
 from ms_perflint.project import load_index, root_for
-from ms_perflint.project.configs import ConfigFinding, TextEdit, apply_edits, is_suppressed
+from ms_perflint.project.configs import ConfigFinding, TextEdit, apply_edits, is_suppressed, scan_yaml
 from ms_perflint.rule import Fix, FixSafety, Violation
 
 
@@ -112,9 +112,15 @@ def _kept_findings(path: str, findings: Sequence[ConfigFinding], settings: Any) 
         return []
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
+            text = handle.read()
     except OSError:
         return []
+    return _kept_findings_in(text, findings, path, settings)
+
+
+def _kept_findings_in(text: str, findings: Sequence[ConfigFinding], path: str, settings: Any) -> List[ConfigFinding]:
+    """The findings that ``select``/``ignore``/per-file-ignores and ``# noqa`` leave."""
+    lines = text.splitlines()
     kept = []
     for finding in findings:
         if not settings.is_enabled(finding.code, path):
@@ -173,6 +179,33 @@ def fix_config_files(results: Sequence[Any], unsafe: bool, write: bool = True) -
             _write_atomically(result.path, fixed.encode("utf-8"))
         changed.append((result.path, text, fixed))
     return changed
+
+
+def fix_configs(args: argparse.Namespace, settings: Any, out: TextIO) -> List[Any]:
+    """Fix mode for config files: apply their fixes (``--diff``: print them instead).
+
+    Returns the config results still to report: with ``--fix``, the findings left
+    after fixing (re-read from the fixed text); with ``--diff``, the files that
+    would change, so the exit code says a diff was shown.
+    """
+    import difflib
+
+    from ms_perflint.results import FileResult
+
+    results = config_results(args.paths, settings)
+    diff = bool(getattr(args, "diff", False))
+    changed = fix_config_files(results, bool(getattr(args, "unsafe_fixes", False)), write=not diff)
+    changed_paths = {path for path, _, _ in changed}
+    if diff:
+        for path, old, new in changed:
+            out.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True), path, path))
+        return [result for result in results if result.path in changed_paths]
+    remaining = [result for result in results if result.path not in changed_paths]
+    for path, _, new in changed:
+        findings = _kept_findings_in(new, scan_yaml(new).findings, path, settings)
+        if findings:
+            remaining.append(FileResult(path, violations=[_violation(f) for f in findings]))
+    return remaining
 
 
 def _write_atomically(path: str, data: bytes) -> None:

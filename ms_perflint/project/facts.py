@@ -18,8 +18,6 @@ import ast
 from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from ms_perflint.imports import MINDSPORE_PACKAGES, canonical_name
-
 #: Substrings that make a file worth parsing for facts (imports, configs, mechanisms).
 FACT_MARKERS = ("import", "add_argument", "class_num", "num_classes", "amp_level", "config")
 
@@ -35,7 +33,10 @@ PRECISION_MODE_SUFFIX = ".precision_mode"
 HF32_SUFFIX = ".matmul_allow_hf32"
 SET_CONTEXT = "mindspore.set_context"
 SET_AUTOTUNE = "mindspore.dataset.config.set_enable_autotune"
-PROFILER_CALLS = {"mindspore.profiler.Profiler": "Profiler", "mindspore.profiler.profile": "profile"}
+#: Profiling sites, named as MSP105 names them. ``data_process`` defaults: None where the default changed
+#: across releases (``Profiler``: True before ~2.3, False since), False where it was always False.
+PROFILER_CALLS = {"mindspore.profiler.Profiler": None, "mindspore.profiler.profile": False}
+PROFILE_POSITION = {"mindspore.profiler.profile": 3}
 PROFILER_ENV = "MS_PROFILER_OPTIONS"
 LOW_PRECISION_DTYPES = frozenset(("mindspore.float16", "mindspore.bfloat16"))
 FP32_DTYPES = frozenset(("mindspore.float32",))
@@ -230,6 +231,8 @@ class _Names:
     def qualified(self, dotted: Optional[str]) -> Optional[str]:
         """The canonical MindSpore spelling of a dotted name (``ms.Model`` -> ``mindspore.train.Model``)."""
         reference = self.reference(dotted)
+        from ms_perflint.imports import canonical_name  # libcst comes with it: only when a file is parsed
+
         return canonical_name(reference) if reference else None
 
 
@@ -274,6 +277,9 @@ class _Collector(ast.NodeVisitor):
     """One walk over a module, filling :class:`FileFacts`."""
 
     def __init__(self, facts: FileFacts, text: str, module: str, is_package: bool) -> None:
+        from ms_perflint.imports import MINDSPORE_PACKAGES  # not at import time: a cached index needs no libcst
+
+        self.packages = MINDSPORE_PACKAGES
         self.facts = facts
         self.lines = text.splitlines()
         self.names = _Names(module, is_package)
@@ -293,7 +299,7 @@ class _Collector(ast.NodeVisitor):
         self.facts.imports = sorted(set(self.facts.imports))
         self.facts.aliases = {
             name: target for name, target in self.names.table.items()
-            if target.split(".", 1)[0] not in MINDSPORE_PACKAGES and name not in self.local_definitions
+            if target.split(".", 1)[0] not in self.packages and name not in self.local_definitions
         }
 
     # --- positions and names -------------------------------------------------
@@ -326,7 +332,7 @@ class _Collector(ast.NodeVisitor):
             self._note_import(target)
 
     def _note_import(self, target: str) -> None:
-        if target.split(".", 1)[0] in MINDSPORE_PACKAGES:
+        if target.split(".", 1)[0] in self.packages:
             self.facts.imports_mindspore = True
         else:
             self.facts.imports.append(target)
@@ -364,16 +370,16 @@ class _Collector(ast.NodeVisitor):
 
     def _built_by(self, node: ast.AST) -> List[str]:
         built = {self.reference(call.func) for call in ast.walk(node) if isinstance(call, ast.Call)}
-        return sorted(r for r in built if r and r.split(".", 1)[0] not in MINDSPORE_PACKAGES)
+        return sorted(r for r in built if r and r.split(".", 1)[0] not in self.packages)
 
     def visit_If(self, node: ast.If) -> None:
-        test = ast.unparse(node.test)
         self.visit(node.test)
         for positive, body in ((True, node.body), (False, node.orelse)):
-            self.guards.insert(0, (test, positive))
+            added = list(guards_from_test(node.test, positive))
+            self.guards[:0] = added
             for statement in body:
                 self.visit(statement)
-            self.guards.pop(0)
+            del self.guards[: len(added)]
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self.generic_visit(node)
@@ -386,7 +392,7 @@ class _Collector(ast.NodeVisitor):
         if not self.scope and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             self._dict_config(node.targets[0].id, node.value)
         if any(isinstance(t, ast.Subscript) and _is_environ(t.value) and _is_profiler_key(t.slice) for t in node.targets):
-            self._profiler(node, PROFILER_ENV, None)
+            self._profiler_options(node, node.value)
 
     def visit_Call(self, node: ast.Call) -> None:
         self.generic_visit(node)
@@ -398,8 +404,8 @@ class _Collector(ast.NodeVisitor):
             self._cast(node, attribute)
         elif attribute == "add_argument":
             self._argparse(node)
-        elif attribute in ("setdefault", "putenv") and node.args and _is_profiler_key(node.args[0]):
-            self._profiler(node, PROFILER_ENV, None)
+        elif attribute in ("setdefault", "putenv") and len(node.args) > 1 and _is_profiler_key(node.args[0]):
+            self._profiler_options(node, node.args[1])
         self._class_count_use(node)
 
     # --- fp16 mechanisms -------------------------------------------------------
@@ -420,7 +426,7 @@ class _Collector(ast.NodeVisitor):
         elif qualified == SET_AUTOTUNE:
             self._autotune(node)
         elif qualified in PROFILER_CALLS:
-            self._profiler(node, PROFILER_CALLS[qualified], _dataset_profiling(node))
+            self._profiler(node, qualified, _dataset_profiling(node, qualified))
 
     def _amp(self, node: ast.Call, kind: str, level: Optional[ast.AST]) -> None:
         if level is None:
@@ -440,7 +446,7 @@ class _Collector(ast.NodeVisitor):
     def _set_context(self, node: ast.Call) -> None:
         profiling = keyword(node, "enable_profiling")
         if profiling is not None and literal(profiling) is True:
-            self._profiler(node, "set_context(enable_profiling=True)", None)
+            self._profiler(node, SET_CONTEXT, None)
         ascend = keyword(node, "ascend_config")
         if isinstance(ascend, ast.Dict):
             for key, value in zip(ascend.keys, ascend.values):
@@ -491,6 +497,14 @@ class _Collector(ast.NodeVisitor):
         else:
             site = FlagSite(line, column, value=bool(value), guards=list(self.guards))
         self.facts.autotune.append(site)
+
+    def _profiler_options(self, node: ast.AST, value: ast.AST) -> None:
+        """``MS_PROFILER_OPTIONS`` set to JSON (text or ``json.dumps({...})``) with ``"start": true``."""
+        options = _json_options(value)
+        if not isinstance(options, dict) or options.get("start") is not True:
+            return  # MindSpore starts no profiler without "start": true; unreadable values are unknown
+        dataset = None if "data_process" not in options else options["data_process"] is True
+        self._profiler(node, PROFILER_ENV, dataset)
 
     def _profiler(self, node: ast.AST, kind: str, dataset: Optional[bool]) -> None:
         line, column = self.site(node)
@@ -556,12 +570,45 @@ def _argparse_dest(node: ast.Call) -> Optional[str]:
     return chosen.lstrip("-").replace("-", "_")
 
 
-def _dataset_profiling(node: ast.Call) -> Optional[bool]:
-    argument = keyword(node, "data_process")
+def _dataset_profiling(node: ast.Call, qualified: str) -> Optional[bool]:
+    """As MSP105 decides: the release-dependent default, True, or False (also for unknown values)."""
+    argument = keyword(node, "data_process", PROFILE_POSITION.get(qualified))
     if argument is None:
-        return False  # the default is False on 2.x newer than ~2.3
-    value = literal(argument)
-    return bool(value) if value is not NOT_LITERAL else None
+        return False if any(item.arg is None for item in node.keywords) else PROFILER_CALLS[qualified]
+    if literal(argument) is not True:
+        return False
+    schedule = keyword(node, "schedule")
+    if schedule is not None and literal(schedule) is not None:
+        return False  # 2.10 turns data_process off when a schedule is set
+    return True
+
+
+def _json_options(value: ast.AST) -> Any:
+    import json
+
+    text = literal(value)
+    if isinstance(text, str):
+        try:
+            return json.loads(text)
+        except ValueError:
+            return None
+    if isinstance(value, ast.Call) and dotted(value.func) == "json.dumps" and value.args:
+        try:
+            return ast.literal_eval(value.args[0])
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+    return None
+
+
+def guards_from_test(test: ast.AST, holds: bool) -> Iterator[Guard]:
+    """What is known when ``test`` is ``holds``, as MSP105 reads it: through ``not``, ``and``, ``or``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        yield from guards_from_test(test.operand, not holds)
+        return
+    yield " ".join(ast.unparse(test).split()), holds
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) == holds:
+        for value in test.values:
+            yield from guards_from_test(value, holds)
 
 
 def _is_environ(node: ast.AST) -> bool:

@@ -14,10 +14,13 @@ wait and read it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
+import io
 import json
 import os
 import tempfile
+import tokenize
 from dataclasses import dataclass, field, replace
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -37,7 +40,7 @@ from ms_perflint.project.facts import ConfigEntry, FileFacts, collect_facts
 #: Files or folders whose presence marks a project root.
 ROOT_MARKERS = ("pyproject.toml", "setup.py", ".git")
 CACHE_FOLDER = ".ms_perflint_cache"
-#: Bump when the facts' meaning or shape changes: older caches are then ignored.
+#: The cache layout's version; changes to the fact collectors are noticed by themselves (see ``_format``).
 INDEX_FORMAT = 1
 #: Files larger than this are not indexed (generated code, data dumped as Python).
 MAX_FILE_BYTES = 2_000_000
@@ -151,7 +154,7 @@ class ProjectIndex:
         project: a finding in ``model.py`` may depend on ``train.py``.
         """
         joined = "\n".join(f"{path}:{record.digest}" for path, record in sorted(self.files.items()))
-        return hashlib.sha256(f"{INDEX_FORMAT}:{__version__}\n{joined}".encode()).hexdigest()
+        return hashlib.sha256(f"{_format()}:{__version__}\n{joined}".encode()).hexdigest()
 
     # --- building ----------------------------------------------------------------
 
@@ -193,7 +196,7 @@ class ProjectIndex:
             return replace(previous, size=status.st_size, mtime_ns=status.st_mtime_ns)
         self.parsed_count += 1
         record = IndexedFile(kind, status.st_size, status.st_mtime_ns, digest)
-        text = _decode(data)
+        text = _decode(data, kind)
         if kind == "python":
             record.facts = collect_facts(text, module_name(relative), relative.endswith("/__init__.py"))
         elif kind == "yaml":
@@ -211,7 +214,7 @@ class ProjectIndex:
         try:
             with open(self._cache_path(), encoding="utf-8") as handle:
                 data = json.load(handle)
-            if data.get("version") != __version__ or data.get("format") != INDEX_FORMAT:
+            if data.get("version") != __version__ or data.get("format") != _format():
                 return {}
             return {path: IndexedFile.from_json(record) for path, record in data["files"].items()}
         except (OSError, ValueError, KeyError, TypeError):
@@ -219,7 +222,7 @@ class ProjectIndex:
 
     def _save(self) -> None:
         payload = {
-            "format": INDEX_FORMAT,
+            "format": _format(),
             "version": __version__,
             "files": {path: record.to_json() for path, record in sorted(self.files.items())},
         }
@@ -235,6 +238,22 @@ class ProjectIndex:
             pass  # a read-only project is linted all the same, just without the cache
 
 
+@functools.lru_cache(maxsize=None)
+def _format() -> str:
+    """The index format: :data:`INDEX_FORMAT` plus a hash of the code that collects facts.
+
+    Any change to what facts mean or look like (a new release, or a development
+    checkout) makes older caches unusable, so they are rebuilt instead of misread.
+    """
+    from ms_perflint.project import configs, facts
+
+    digest = hashlib.sha256()
+    for module in (facts, configs):
+        with open(module.__file__, "rb") as handle:
+            digest.update(handle.read())
+    return f"{INDEX_FORMAT}:{digest.hexdigest()[:16]}"
+
+
 def module_name(relative: str) -> str:
     """``src/model.py`` -> ``src.model``; ``src/__init__.py`` -> ``src``."""
     parts = relative[: -len(".py")].split("/") if relative.endswith(".py") else relative.split("/")
@@ -243,13 +262,15 @@ def module_name(relative: str) -> str:
     return ".".join(parts)
 
 
-def _decode(data: bytes) -> str:
-    from ms_perflint.engine import decode_source
-
-    try:
-        return decode_source(data).text
-    except (UnicodeDecodeError, SyntaxError, LookupError):
-        return data.decode("utf-8", errors="replace")
+def _decode(data: bytes, kind: str) -> str:
+    """Python files as Python reads them (BOM, coding cookie); configs as UTF-8. Bad bytes never raise."""
+    if kind == "python":
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+            return data.decode(encoding)
+        except (UnicodeDecodeError, SyntaxError, LookupError):
+            pass
+    return data.decode("utf-8-sig", errors="replace")
 
 
 def _kind_of(name: str) -> Optional[str]:
