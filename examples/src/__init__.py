@@ -1,0 +1,1 @@
+"""ResNet-50 example project for ms-perflint: the network and the input pipeline."""
