@@ -267,3 +267,24 @@ def test_script_folder_imports_resolve_to_the_nearest_module(tmp_path: Path):
     analysis = analysis_of(tmp_path, files)
     assert analysis.coverage("official/a/src/model.py", "Net")[0] is not None
     assert analysis.coverage("official/b/src/model.py", "Net")[0] is None
+
+
+def test_view_lists_covering_mechanisms_of_other_files_with_the_o1_white_list_flagged(tmp_path: Path):
+    from ms_perflint.project.view import ProjectView
+
+    train = """
+        from mindspore.train import Model
+        from mindspore import amp
+        from src.model import build
+        net = amp.auto_mixed_precision(build(), "O1")
+        model = Model(net, None, None, None, None, None, "O3")
+        keep = Model(net, amp_level="O0")
+    """
+    analysis = analysis_of(tmp_path, base_files(**{"train.py": train}))
+    mechanisms = ProjectView(analysis, "src/model.py").amp_mechanisms()
+    assert [(str(m.coverage), m.level) for m in mechanisms] == [
+        ("covered by auto_mixed_precision(net, 'O1') at train.py:4", "O1"),
+        ("covered by Model(amp_level='O3') at train.py:5", None),  # amp_level passed by position (7th)
+    ]
+    assert ProjectView(analysis, "train.py").amp_mechanisms() == []  # its own file is the rule's business
+    assert ProjectView(analysis, "src/model.py").cast_coverage("Net") is None

@@ -24,10 +24,11 @@ FACT_MARKERS = ("import", "add_argument", "class_num", "num_classes", "amp_level
 #: ``(test source, positive)`` for each ``if`` arm around a site, innermost first.
 Guard = Tuple[str, bool]
 
-MODEL = "mindspore.train.Model"
+#: Callees that take an AMP level: kind shown in messages, (keyword, position). All default to "O0".
 AMP_CALLS = {
-    "mindspore.amp.auto_mixed_precision": "auto_mixed_precision",
-    "mindspore.amp.build_train_network": "build_train_network",
+    "mindspore.train.Model": ("Model", "amp_level", 6),
+    "mindspore.amp.auto_mixed_precision": ("auto_mixed_precision", "amp_level", 1),
+    "mindspore.amp.build_train_network": ("build_train_network", "level", 3),
 }
 PRECISION_MODE_SUFFIX = ".precision_mode"
 HF32_SUFFIX = ".matmul_allow_hf32"
@@ -411,12 +412,9 @@ class _Collector(ast.NodeVisitor):
     # --- fp16 mechanisms -------------------------------------------------------
 
     def _mindspore_call(self, node: ast.Call, qualified: str) -> None:
-        if qualified == MODEL:
-            self._amp(node, "Model", keyword(node, "amp_level"))
-        elif qualified in AMP_CALLS:
-            position = 1 if AMP_CALLS[qualified] == "auto_mixed_precision" else None
-            name = "amp_level" if position == 1 else "level"
-            self._amp(node, AMP_CALLS[qualified], keyword(node, name, position))
+        if qualified in AMP_CALLS:
+            kind, name, position = AMP_CALLS[qualified]
+            self._amp(node, kind, keyword(node, name, position))
         elif qualified.endswith(PRECISION_MODE_SUFFIX):
             self._amp(node, "precision_mode", keyword(node, "mode", 0))
         elif qualified.endswith(HF32_SUFFIX) and literal(keyword(node, "value", 0)) is True:

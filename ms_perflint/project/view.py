@@ -25,9 +25,8 @@ from ms_perflint.project.index import ProjectIndex
 
 #: AMP levels that run Dense/MatMul in float16 (RULES.md: O1 and auto through the white list).
 COVERING_AMP_LEVELS = frozenset(("O1", "O2", "O3", "AUTO"))
-#: Ascend precision modes that run fp32 MatMul in lower precision.
-COVERING_PRECISION_MODES = ("force_fp16", "allow_fp32_to_fp16", "allow_fp32_to_bf16", "force_lowerprecision",
-                            "allow_mix_precision")
+#: Ascend precision modes that keep an fp32 MatMul in fp32 (as MSP101 decides: any other mode casts).
+FP32_PRECISION_MODES = ("must_keep_origin_dtype", "force_fp32")
 #: The rule that reports class counts wherever their literal is (MSP104 resnet50-1000-classes).
 CLASS_COUNT_CODE = "MSP104"
 #: How far re-exports and builders are followed.
@@ -57,6 +56,23 @@ class Coverage:
     def __str__(self) -> str:
         text = f"covered by {self.mechanism} at {self.where}"
         return f"{text} ({self.detail})" if self.detail else text
+
+
+@dataclass(frozen=True)
+class AmpJudgement:
+    """An AMP level or precision knob and the verdict: the coverage it gives (None: keeps fp32).
+
+    ``level`` is ``"O1"`` when the mechanism casts only O1's white list (Dense,
+    MatMul, BatchMatMul), None when it casts every MatMul.
+    """
+
+    coverage: Optional[Coverage]
+    level: Optional[str] = None
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.note and self.coverage is not None:
+            object.__setattr__(self, "note", str(self.coverage))
 
 
 @dataclass(frozen=True)
@@ -217,41 +233,42 @@ class ProjectAnalysis:
 
     def coverage(self, relative: str, class_name: str) -> Tuple[Optional[Coverage], List[str]]:
         """The mechanism covering a Cell class of ``relative``, and a trace of what was considered."""
-        trace: List[str] = []
         cast = self.cast_coverage().get((relative, class_name))
         if cast is not None:
-            trace.append(str(cast))
-            return cast, trace
-        for name in sorted(self.program_files(relative)):
-            for site in self.facts[name].amp:
-                covering, note = self._amp_covers(name, site)
-                trace.append(note)
-                if covering is not None:
-                    return covering, trace
+            return cast, [str(cast)]
+        trace: List[str] = []
+        for judged in self.amp_judgements(relative):
+            trace.append(judged.note)
+            if judged.coverage is not None:
+                return judged.coverage, trace
         if not trace:
             trace.append("no mixed-precision mechanism in any program that uses this file")
         return None, trace
 
-    def _amp_covers(self, relative: str, site: AmpSite) -> Tuple[Optional[Coverage], str]:
+    def amp_judgements(self, relative: str) -> List[AmpJudgement]:
+        """Every AMP level / precision knob in the programs holding ``relative``, judged (in path order)."""
+        return [self._judge_amp(name, site) for name in sorted(self.program_files(relative))
+                for site in self.facts[name].amp]
+
+    def _judge_amp(self, relative: str, site: AmpSite) -> AmpJudgement:
         where = Where(relative, site.line, site.column)
         if site.level is not None:
             mechanism = _describe_amp(site, repr(site.level))
             if _covering_level(site.kind, site.level):
-                coverage = Coverage(mechanism, where)
-                return coverage, str(coverage)
-            return None, f"{mechanism} at {where} keeps fp32"
+                return AmpJudgement(Coverage(mechanism, where), _amp_level(site.kind, site.level))
+            return AmpJudgement(None, None, f"{mechanism} at {where} keeps fp32")
         mechanism = _describe_amp(site, site.expression)
         key = config_key(site.expression)
         values = self.config_values(relative, key) if key else []
         covering = [v for v in values if isinstance(v.value, str) and _covering_level(site.kind, v.value)]
         if covering:
-            coverage = Coverage(mechanism, where, f"{covering[0]}")
-            return coverage, str(coverage)
+            levels = {_amp_level(site.kind, v.value) for v in covering}
+            level = levels.pop() if len(levels) == 1 else None  # O1 in one config, O2 in another: all ops
+            return AmpJudgement(Coverage(mechanism, where, f"{covering[0]}"), level)
         if values:
             listed = ", ".join(str(v) for v in values)
-            return None, f"{mechanism} at {where} keeps fp32: every configured value keeps fp32 ({listed})"
-        coverage = Coverage(mechanism, where, "value not known, assumed to cover")
-        return coverage, str(coverage)
+            return AmpJudgement(None, None, f"{mechanism} at {where} keeps fp32: every configured value keeps fp32 ({listed})")
+        return AmpJudgement(Coverage(mechanism, where, "value not known, assumed to cover"), None)
 
     def cast_coverage(self) -> Dict[Tuple[str, str], Coverage]:
         """``(file, class)`` -> the ``to_float``/``add_flags_recursive`` applied to an instance that builds it."""
@@ -349,6 +366,15 @@ class ProjectView:
         """How a Cell class of this file is covered anywhere in its programs, or None."""
         return self.analysis.coverage(self.relative, class_name)[0]
 
+    def cast_coverage(self, class_name: str) -> Optional[Coverage]:
+        """A ``to_float``/``add_flags_recursive`` in any file on an instance that builds this file's class."""
+        return self.analysis.cast_coverage().get((self.relative, class_name))
+
+    def amp_mechanisms(self) -> List[AmpJudgement]:
+        """AMP levels and precision knobs in *other* files of this file's programs that cast MatMuls."""
+        return [judged for judged in self.analysis.amp_judgements(self.relative)
+                if judged.coverage is not None and judged.coverage.where.path != self.relative]
+
     def coverage_trace(self, class_name: str) -> List[str]:
         """Every mechanism considered for the class, and the verdict on each (``--trace-coverage``)."""
         return self.analysis.coverage(self.relative, class_name)[1]
@@ -416,8 +442,13 @@ def _covering_level(kind: str, level: str) -> bool:
     if kind == "matmul_allow_hf32":
         return True
     if kind == "precision_mode":
-        return level.startswith(COVERING_PRECISION_MODES)
+        return level not in FP32_PRECISION_MODES
     return level.upper() in COVERING_AMP_LEVELS
+
+
+def _amp_level(kind: str, level: str) -> Optional[str]:
+    """``"O1"`` for an O1 AMP level (white list only); None for levels and knobs that cast every MatMul."""
+    return "O1" if kind in ("Model", "auto_mixed_precision", "build_train_network") and level.upper() == "O1" else None
 
 
 def _describe_amp(site: AmpSite, level: str) -> str:
