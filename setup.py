@@ -33,6 +33,8 @@ setup(
         # Project analysis: YAML configs (amp_level, num_classes, callbacks). Fixes are line edits of
         # the one scalar they change, so a round-tripping YAML library is not needed.
         "PyYAML>=5.1",
+        # Reading pyproject.toml: the standard library's tomllib from Python 3.11 on.
+        'tomli>=1.1; python_version < "3.11"',
     ],
     extras_require={"test": TEST_REQUIRES},
     entry_points={

@@ -83,3 +83,8 @@ if __name__ == "__main__":  # pragma: no cover - exercised by the docs-in-sync t
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "docs" / "rules"
     for page in write_rule_pages(target):
         print(page)
+    if len(sys.argv) == 1:  # rule options also appear in the configuration reference of docs/usage.md
+        from ms_perflint.config import update_reference, usage_document
+
+        update_reference(usage_document())
+        print(usage_document())

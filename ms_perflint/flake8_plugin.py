@@ -1,8 +1,14 @@
 """flake8 plugin (entry point ``MSP``): a thin adapter over the engine.
 
 Importing this module is cheap: no libcst until a file is actually checked with
-an MSP code selected. flake8 decides ``# noqa`` itself, so the engine is told not
-to; the 0-based column is yielded and flake8 adds 1, so the output matches the CLI.
+an MSP code selected. The ms-perflint configuration of the file's project
+(``[tool.ms-perflint]`` ...) supplies rule options, select/ignore and
+per-file-ignores, so both front ends agree; flake8's own ``--select``/``--ignore``
+still decide which MSP codes flake8 shows. (flake8 does not tell plugins about
+``--isolated``, so that flag skips flake8's configuration files only.)
+
+flake8 decides ``# noqa`` itself, so the engine is told not to; the 0-based
+column is yielded and flake8 adds 1, so the output matches the CLI.
 """
 
 from __future__ import annotations
@@ -37,6 +43,10 @@ class Plugin:
     def __init__(self, tree: Any, lines: List[str], filename: str) -> None:
         self.lines = lines
         self.filename = filename
+        codes = self.enabled_codes if self.enabled_codes is not None else tuple(rule_codes())
+        # Read the configuration here, not in run(): flake8 turns an exception raised
+        # while creating the plugin into a one-line "plugin failed" message, not a traceback.
+        self.settings = self._settings(codes) if codes else None
 
     @classmethod
     def parse_options(cls, options: Any) -> None:
@@ -48,13 +58,25 @@ class Plugin:
 
     def run(self) -> Generator[Tuple[int, int, str, type], None, None]:
         """Yield ``(line, 0-based column, "CODE message", type)`` for each finding."""
-        codes = self.enabled_codes if self.enabled_codes is not None else tuple(rule_codes())
-        if not codes:
+        settings = self.settings
+        if settings is None or not settings.select:
             return
         from ms_perflint.engine import lint_source
-        from ms_perflint.settings import Settings
 
-        settings = Settings(select=codes, apply_noqa=False)
         result = lint_source("".join(self.lines), self.filename, settings)
         for violation in result.violations:
             yield violation.line, violation.column, f"{violation.code} {violation.message}", type(self)
+
+    def _settings(self, codes: Tuple[str, ...]) -> Any:
+        """Engine settings: the project's ms-perflint configuration, narrowed to the codes flake8 shows.
+
+        A bad configuration raises :class:`~ms_perflint.config.ConfigError`; flake8
+        reports it as a failure of this plugin, with the message naming the file and key.
+        """
+        from dataclasses import replace
+
+        from ms_perflint.config import config_for_file
+
+        configured = config_for_file(self.filename).settings()
+        enabled = tuple(code for code in codes if configured.is_enabled(code, self.filename))
+        return replace(configured, select=enabled, extend_select=(), ignore=(), per_file_ignores={}, apply_noqa=False)

@@ -44,10 +44,13 @@ def run_cli(*args: str, cwd: Optional[Path] = None, stdin: Optional[str] = None)
     )
 
 
-def run_flake8(*args: str, cwd: Optional[Path] = None) -> subprocess.CompletedProcess:
-    """Run the real flake8 (with this package's plugin installed) as a process."""
+def run_flake8(*args: str, cwd: Optional[Path] = None, isolated: bool = True) -> subprocess.CompletedProcess:
+    """Run the real flake8 (with this package's plugin installed) as a process.
+
+    ``isolated`` (the default) passes ``--isolated``: no flake8 or ms-perflint configuration files.
+    """
     return subprocess.run(
-        [sys.executable, "-m", "flake8", "--isolated", *args],
+        [sys.executable, "-m", "flake8", *(["--isolated"] if isolated else []), *args],
         cwd=cwd,
         capture_output=True,
         text=True,

@@ -20,10 +20,18 @@ def location(path: str, line: int, column: int, cell: Optional[int] = None) -> s
     return f"{where}:{line}:{column + 1}"
 
 
-def format_violation(path: str, violation: Violation, unsafe_fixes: bool = False) -> str:
-    """One finding as a line."""
+#: ANSI styles used on a terminal: bold path, bold red code, cyan ``[*]``.
+_BOLD, _CODE, _MARK, _RESET = "\033[1m", "\033[1;31m", "\033[36m", "\033[0m"
+
+
+def format_violation(path: str, violation: Violation, unsafe_fixes: bool = False, color: bool = False) -> str:
+    """One finding as a line (with ANSI colours when ``color``)."""
     mark = " [*]" if is_marked_fixable(violation, unsafe_fixes) else ""
     where = location(path, violation.line, violation.column, violation.cell)
+    if color:
+        where = _BOLD + where[: len(path)] + _RESET + where[len(path) :]
+        mark = f" {_MARK}[*]{_RESET}" if mark else ""
+        return f"{where}: {_CODE}{violation.code}{_RESET}{mark} {violation.message}"
     return f"{where}: {violation.code}{mark} {violation.message}"
 
 
@@ -34,7 +42,7 @@ def format_error(result: FileResult) -> str:
     return f"{location(result.path, error.line, error.column, error.cell)}: {error.kind}: {error.message}"
 
 
-def sorted_lines(results: Iterable[FileResult], unsafe_fixes: bool = False) -> List[str]:
+def sorted_lines(results: Iterable[FileResult], unsafe_fixes: bool = False, color: bool = False) -> List[str]:
     """Every finding and file error, sorted by path, (notebook cell,) line and column."""
     rows = []
     for result in results:
@@ -42,7 +50,7 @@ def sorted_lines(results: Iterable[FileResult], unsafe_fixes: bool = False) -> L
             error = result.error
             rows.append((result.path, error.cell or 0, error.line, error.column, format_error(result)))
         for violation in result.violations:
-            line = format_violation(result.path, violation, unsafe_fixes)
+            line = format_violation(result.path, violation, unsafe_fixes, color)
             rows.append((result.path, violation.cell or 0, violation.line, violation.column, line))
     return [row[4] for row in sorted(rows, key=lambda row: row[:4])]
 
@@ -66,9 +74,9 @@ def summary(results: Sequence[FileResult]) -> str:
     return text
 
 
-def write_text(results: Sequence[FileResult], stream: TextIO, quiet: bool = False) -> None:
-    """Print findings, then the summary (unless quiet)."""
-    for line in sorted_lines(results):
+def write_text(results: Sequence[FileResult], stream: TextIO, quiet: bool = False, color: bool = False) -> None:
+    """Print findings, then the summary (unless quiet); ``color`` only for a terminal."""
+    for line in sorted_lines(results, color=color):
         stream.write(line + "\n")
     if not quiet:
         stream.write(summary(results) + "\n")

@@ -1,0 +1,162 @@
+"""``--add-noqa``: suppress every current finding with a ``# noqa: CODE`` comment where flake8 reads it.
+
+flake8 looks for ``# noqa`` in the whole run of lines that ends with one
+NL/NEWLINE token (a multi-line string, a backslash continuation), so the comment
+goes at the end of that run's last line -- never inside the string. Inside
+brackets every line ends with its own NL, so a multi-line call's finding (reported
+at the call's first line) gets its comment on that first line.
+
+- An existing ``# noqa: X`` in that run is extended (``# noqa: X,MSP103``); other
+  comments on the line stay as they are.
+- Line endings (LF, CRLF, CR), the encoding and a BOM are kept; the file is
+  replaced atomically and only if it did not change since it was read.
+- Running it twice changes nothing: the first run leaves no finding.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import tokenize
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Set, TextIO, Tuple
+
+from ms_perflint.noqa import NOQA_INLINE, physical_lines, token_line_ranges
+from ms_perflint.results import FileResult
+from ms_perflint.settings import Settings
+
+EXIT_CLEAN, EXIT_FINDINGS = 0, 1
+
+
+@dataclass
+class NoqaOutcome:
+    """What adding noqa comments to one text did."""
+
+    text: str
+    #: Comments added or extended.
+    added: int = 0
+    #: Findings that could not be suppressed, as ``line: why``.
+    problems: List[str] = field(default_factory=list)
+
+
+def add_noqa_to_text(text: str, findings: Sequence[Tuple[int, str]]) -> NoqaOutcome:
+    """Suppress each ``(line, code)`` of ``findings`` in ``text``; returns the new text and what happened."""
+    outcome = NoqaOutcome(text)
+    lines = physical_lines(text)
+    ranges = token_line_ranges(lines)
+    if ranges is None:
+        outcome.problems.append("1: the file cannot be tokenized; no comment added")
+        return outcome
+    span_of = {number: (first, last) for first, last in ranges for number in range(first, last + 1)}
+    comments = _comment_spans(lines)
+    wanted: Dict[Tuple[int, int], Set[str]] = {}
+    for line, code in findings:
+        wanted.setdefault(span_of.get(line, (line, line)), set()).add(code)
+    for (first, last), codes in sorted(wanted.items()):
+        if not 0 < first <= last <= len(lines):
+            outcome.problems.append(f"{first}: line is outside the file")
+        elif _suppress(lines, first, last, sorted(codes), comments, outcome):
+            outcome.added += 1
+    outcome.text = "".join(lines)
+    return outcome
+
+
+def _comment_spans(lines: List[str]) -> Dict[int, Tuple[int, int]]:
+    """Line -> (start, end) columns of the comment token on it, if any."""
+    comments: Dict[int, Tuple[int, int]] = {}
+    remaining = iter(lines)
+    try:
+        for token in tokenize.generate_tokens(lambda: next(remaining, "")):
+            if token.type == tokenize.COMMENT:
+                comments[token.start[0]] = (token.start[1], token.end[1])
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        pass
+    return comments
+
+
+def _suppress(
+    lines: List[str], first: int, last: int, codes: List[str], comments: Dict[int, Tuple[int, int]], outcome: NoqaOutcome
+) -> bool:
+    """Edit ``lines`` (in place, one line) so flake8 suppresses ``codes`` in the run ``first..last``.
+
+    Returns False when nothing was done: already suppressed, or impossible (reported).
+    """
+    match = NOQA_INLINE.search("".join(lines[first - 1 : last]))
+    if match is None:
+        body, ending = _split_ending(lines[last - 1])
+        lines[last - 1] = body.rstrip(" \t") + "  # noqa: " + ",".join(codes) + ending
+        return True
+    if match.group("codes") is None:
+        return False  # a blanket ``# noqa`` already covers everything
+    existing = [part for part in re.split(r"[,\s]", match.group("codes")) if part]
+    missing = [code for code in codes if not (code in existing or code.startswith(tuple(existing)))]
+    if not missing:
+        return False
+    codes_end = match.start("codes") + len(match.group("codes").rstrip(", \t\r\n\f\v"))
+    number, start_column = _line_and_column(lines, first, match.start())
+    end_number, end_column = _line_and_column(lines, first, codes_end)
+    comment = comments.get(number)
+    if end_number != number or comment is None or not comment[0] <= start_column < end_column <= comment[1]:
+        outcome.problems.append(f"{first}: a `# noqa` outside a comment (in a string) decides this line; suppress it by hand")
+        return False
+    line = lines[number - 1]
+    lines[number - 1] = line[:end_column] + "," + ",".join(missing) + line[end_column:]
+    return True
+
+
+def _split_ending(line: str) -> Tuple[str, str]:
+    body = line.rstrip("\r\n")
+    return body, line[len(body) :]
+
+
+def _line_and_column(lines: List[str], first: int, offset: int) -> Tuple[int, int]:
+    """The 1-based line and 0-based column of ``offset`` into the text of the lines joined from ``first``."""
+    number = first
+    while number < len(lines) and offset >= len(lines[number - 1]):
+        offset -= len(lines[number - 1])
+        number += 1
+    return number, offset
+
+
+# --------------------------------------------------------------------------- files
+
+
+def add_noqa_to_file(path: str, settings: Settings) -> Tuple[FileResult, NoqaOutcome, Optional[str]]:
+    """Lint ``path`` and write noqa comments for its findings; returns the lint result, the outcome and a write problem."""
+    from ms_perflint.engine import lint_source, read_bytes
+    from ms_perflint.writer import WriteRefused, encode_source, write_atomic
+
+    data = read_bytes(path)
+    if not isinstance(data, bytes):
+        return FileResult(path, error=data), NoqaOutcome(""), None
+    result = lint_source(data, path, settings)
+    if result.error is not None or not result.violations or result.source is None:
+        return result, NoqaOutcome(result.source.text if result.source else ""), None
+    outcome = add_noqa_to_text(result.source.text, [(v.line, v.code) for v in result.violations])
+    if outcome.added == 0:
+        return result, outcome, None
+    try:
+        write_atomic(path, encode_source(outcome.text, result.source), expected=data)
+    except (WriteRefused, UnicodeEncodeError) as error:
+        outcome.added = 0
+        return result, outcome, f"not written: {error}"
+    return result, outcome, None
+
+
+def add_noqa_to_files(paths: Sequence[str], settings: Settings, err: TextIO = sys.stderr) -> int:
+    """The ``--add-noqa`` run: 0 when every finding is now suppressed, 1 when some file could not be handled."""
+    added = 0
+    failed = False
+    for path in paths:
+        if path.lower().endswith(".ipynb"):
+            continue  # a notebook's cells are JSON strings; comments are added in the notebook editor
+        result, outcome, problem = add_noqa_to_file(path, settings)
+        if result.error is not None:
+            err.write(f"{path}:{result.error.line}:{result.error.column + 1}: {result.error.kind}: {result.error.message}\n")
+            failed = True
+        for note in outcome.problems + ([problem] if problem else []):
+            err.write(f"ms-perflint: warning: {path}:{note}\n")
+            failed = True
+        added += outcome.added
+    err.write(f"Added {added} noqa directive{'s' if added != 1 else ''}.\n")
+    return EXIT_FINDINGS if failed else EXIT_CLEAN

@@ -1,0 +1,596 @@
+"""Configuration files: ``[tool.ms-perflint]`` in pyproject.toml, ``[ms-perflint]`` in setup.cfg or tox.ini.
+
+Finding the file (as ruff does): starting at a folder, the first folder, going
+up, that has one of :data:`CONFIG_FILES` *with our table* wins; inside one
+folder pyproject.toml comes before setup.cfg, then tox.ini. Files without our
+table are passed over, so a project's plain pyproject.toml does not hide the
+setup.cfg that configures us.
+
+Every key is declared once, in :data:`KEYS`, or -- for rule options such as
+``alignment`` -- in the rule's own :class:`~ms_perflint.rule.Option`. Parsing,
+validation, error messages and the configuration reference in docs/usage.md are
+all driven by those declarations. A bad value raises :class:`ConfigError` whose
+message names the file, the key and what is allowed.
+
+Importing this module is cheap (no libcst): the flake8 plugin loads it for every run.
+"""
+
+from __future__ import annotations
+
+import configparser
+import difflib
+import fnmatch
+import os
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ms_perflint import __version__
+from ms_perflint.settings import DEFAULT_SELECT, Settings
+
+#: Searched in every folder, in this order of precedence.
+CONFIG_FILES = ("pyproject.toml", "setup.cfg", "tox.ini")
+#: The section name in setup.cfg / tox.ini (and in any other ``.cfg``/``.ini`` given with ``--config``).
+INI_SECTION = "ms-perflint"
+#: The table in a TOML file: ``[tool.ms-perflint]``.
+TOML_TABLE = ("tool", "ms-perflint")
+
+#: Folders and files skipped while walking folders unless ``exclude`` replaces this list.
+DEFAULT_EXCLUDE: Tuple[str, ...] = (
+    ".eggs", ".git", ".hg", ".mypy_cache", ".ms_perflint_cache", ".nox", ".pytest_cache", ".ruff_cache",
+    ".svn", ".tox", ".venv", "__pycache__", "build", "dist", "node_modules", "venv", "*.egg-info",
+)
+
+_CODE_OR_PREFIX = re.compile(r"MSP[0-9]{0,3}")
+_VERSION_SPEC = re.compile(r"(?P<op>>=|<=|==|!=|~=|>|<)?\s*(?P<version>[0-9]+(?:\.[0-9]+)*)")
+
+
+class ConfigError(Exception):
+    """A configuration file or value that cannot be used. The message is meant for the user as is."""
+
+
+class _BadValue(Exception):
+    """A value of the wrong shape; the message says what was expected."""
+
+
+# --------------------------------------------------------------------------- keys
+
+
+@dataclass(frozen=True)
+class Key:
+    """A configuration key: its name in the file, how its value is read, its default, its help."""
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+    #: A TOML value shown in the configuration reference.
+    example: str
+
+
+CODES, GLOBS, BOOL, PER_FILE, VERSION = "codes", "globs", "bool", "per-file-ignores", "version"
+
+KEYS: Tuple[Key, ...] = (
+    Key("select", CODES, DEFAULT_SELECT,
+        "Codes or prefixes to enable. The most specific of `select` and `ignore` wins.",
+        '["MSP1"]'),
+    Key("extend-select", CODES, (), "Codes or prefixes to enable on top of `select`.", '["MSP103"]'),
+    Key("ignore", CODES, (), "Codes or prefixes to disable.", '["MSP104"]'),
+    Key("per-file-ignores", PER_FILE, {},
+        "Codes to ignore in files whose path matches a glob (matched against the whole path, "
+        "any trailing part of it, or the file name).",
+        '{ "tests/*" = ["MSP103"], "scripts/convert_*.py" = ["MSP1"] }'),
+    Key("exclude", GLOBS, DEFAULT_EXCLUDE,
+        "Files and folders skipped while walking folders, as globs matched against the name and "
+        "the path relative to the project root (the folder of the config file). Setting it "
+        "replaces the default list; use `extend-exclude` to add to it.",
+        '["build", "third_party"]'),
+    Key("extend-exclude", GLOBS, (), "Globs skipped on top of `exclude`.", '["examples/legacy/*"]'),
+    Key("force-exclude", BOOL, False,
+        "Apply `exclude`, `extend-exclude` and `.gitignore` to files named on the command line "
+        "too (pre-commit passes every changed file by name).",
+        "true"),
+    Key("respect-gitignore", BOOL, True,
+        "Skip files that git ignores (asks `git check-ignore` once per run; outside a git work "
+        "tree, or without git, nothing is skipped).",
+        "false"),
+    Key("required-version", VERSION, None,
+        "Fail (exit 2) unless the running ms-perflint satisfies this version specifier, "
+        "e.g. `>=0.1` or `>=0.1,<0.3` (operators `>=`, `<=`, `>`, `<`, `==`, `!=`, `~=`).",
+        '">=0.1"'),
+)
+KEYS_BY_NAME: Dict[str, Key] = {key.name: key for key in KEYS}
+
+
+def rule_options() -> Dict[str, Tuple[str, Any]]:
+    """Every rule option as ``{name: (rule code, Option)}``, read from the rules' declarations."""
+    from ms_perflint.rules import ALL_RULES  # late: the rule modules import libcst
+
+    return {option.name: (rule.code, option) for rule in ALL_RULES for option in rule.options}
+
+
+def known_keys() -> List[str]:
+    """All keys a config table may hold."""
+    return [*KEYS_BY_NAME, *rule_options()]
+
+
+# --------------------------------------------------------------------------- the resolved configuration
+
+
+@dataclass(frozen=True)
+class Config:
+    """The configuration of one run (or, for flake8, of one file's project)."""
+
+    #: The file it was read from; None with defaults only.
+    source: Optional[Path]
+    #: Relative ``exclude`` globs are matched from here: the config file's folder, else the current folder.
+    root: Path
+    select: Tuple[str, ...] = DEFAULT_SELECT
+    extend_select: Tuple[str, ...] = ()
+    ignore: Tuple[str, ...] = ()
+    per_file_ignores: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
+    exclude: Tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: Tuple[str, ...] = ()
+    force_exclude: bool = False
+    respect_gitignore: bool = True
+    required_version: Optional[str] = None
+    rule_options: Mapping[str, Any] = field(default_factory=dict)
+
+    def settings(self, **overrides: Any) -> Settings:
+        """Engine settings from this configuration; ``overrides`` replace fields (None: keep)."""
+        values = dict(
+            select=self.select,
+            extend_select=self.extend_select,
+            ignore=self.ignore,
+            per_file_ignores=dict(self.per_file_ignores),
+            rule_options=dict(self.rule_options),
+        )
+        values.update({name: value for name, value in overrides.items() if value is not None})
+        return Settings(**values)
+
+    def overridden(self, **values: Any) -> "Config":
+        """A copy with some keys replaced (command-line flags over the file); None keeps the file's value."""
+        return replace(self, **{name: value for name, value in values.items() if value is not None})
+
+    def is_excluded(self, path: str) -> bool:
+        """Does an ``exclude``/``extend-exclude`` glob match this file or folder?"""
+        patterns = [pattern.strip().rstrip("/").replace("\\", "/") for pattern in (*self.exclude, *self.extend_exclude)]
+        patterns = [pattern[2:] if pattern.startswith("./") else pattern for pattern in patterns if pattern]
+        if not patterns:
+            return False
+        absolute = os.path.abspath(path)
+        candidates = {os.path.basename(absolute), absolute.replace(os.sep, "/")}
+        relative = _relative_to(absolute, self.root)
+        if relative is not None:
+            candidates.add(relative)
+        return any(fnmatch.fnmatchcase(candidate, pattern) for candidate in candidates for pattern in patterns)
+
+    def is_excluded_with_parents(self, path: str) -> bool:
+        """:meth:`is_excluded` for a path named on the command line: the path or a folder above it (up to the root)."""
+        absolute = Path(os.path.abspath(path))
+        inside_root = [folder for folder in absolute.parents if self.root in folder.parents]
+        return any(self.is_excluded(str(candidate)) for candidate in (absolute, *inside_root))
+
+
+def _relative_to(absolute: str, root: Path) -> Optional[str]:
+    try:
+        return Path(absolute).relative_to(root).as_posix()
+    except ValueError:
+        return None
+
+
+# --------------------------------------------------------------------------- finding and reading files
+
+
+def find_config_file(start: Path) -> Optional[Path]:
+    """The nearest file at or above ``start`` (a folder, or a file whose folder is used) that configures us."""
+    folder = start.resolve()
+    if not folder.is_dir():
+        folder = folder.parent
+    for candidate in (folder, *folder.parents):
+        for name in CONFIG_FILES:
+            path = candidate / name
+            if path.is_file() and read_table(path) is not None:
+                return path
+    return None
+
+
+def read_table(path: Path) -> Optional[Dict[str, Any]]:
+    """The raw ms-perflint table of ``path`` (TOML values typed, INI values strings); None when absent."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read configuration file: {_describe(error)}") from None
+    if "ms-perflint" not in text:
+        return None  # cheap: most pyproject.toml files never mention us
+    if path.suffix == ".toml":
+        return _read_toml_table(path, text)
+    return _read_ini_section(path, text)
+
+
+def _read_toml_table(path: Path, text: str) -> Optional[Dict[str, Any]]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python < 3.11 only
+        import tomli as tomllib
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    table: Any = data
+    for part in TOML_TABLE:
+        if not isinstance(table, dict) or part not in table:
+            return None
+        table = table[part]
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.ms-perflint] must be a table, not {_toml_type(table)}")
+    return table
+
+
+def _read_ini_section(path: Path, text: str) -> Optional[Dict[str, Any]]:
+    parser = configparser.RawConfigParser()
+    parser.optionxform = str  # type: ignore[assignment,method-assign]  # keep the key as written
+    try:
+        parser.read_string(text, source=str(path))
+    except configparser.Error as error:
+        raise ConfigError(f"{path}: invalid INI syntax: {' '.join(str(error).split())}") from None
+    if not parser.has_section(INI_SECTION):
+        return None
+    return dict(parser.items(INI_SECTION))
+
+
+def load_config(path: Path, explicit: bool = False) -> Config:
+    """Read and validate the configuration in ``path``; raises :class:`ConfigError`."""
+    path = path.resolve() if path.exists() else path
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such configuration file")
+    if explicit and path.suffix not in (".toml", ".cfg", ".ini"):
+        raise ConfigError(f"{path}: unknown configuration file type; use a .toml, .cfg or .ini file")
+    table = read_table(path)
+    if table is None:
+        where = "[tool.ms-perflint] table" if path.suffix == ".toml" else f"[{INI_SECTION}] section"
+        raise ConfigError(f"{path}: has no {where}")
+    return parse_table(table, path)
+
+
+def parse_table(table: Mapping[str, Any], path: Path) -> Config:
+    """Validate a raw table into a :class:`Config` rooted at ``path``'s folder."""
+    is_ini = path.suffix != ".toml"
+    section = f"[{INI_SECTION}]" if is_ini else "[tool.ms-perflint]"
+    options = rule_options()
+    values: Dict[str, Any] = {}
+    chosen_options: Dict[str, Any] = {}
+    for raw_name, raw_value in table.items():
+        name = raw_name.replace("_", "-") if is_ini else raw_name
+        where = f"{path}: {section} {raw_name}"
+        try:
+            if name in KEYS_BY_NAME:
+                values[name.replace("-", "_")] = _parse_key(KEYS_BY_NAME[name], raw_value, is_ini)
+            elif name in options:
+                chosen_options[name] = _parse_option(options[name][1], raw_value, is_ini)
+            else:
+                raise ConfigError(_unknown_key_message(path, section, raw_name))
+        except _BadValue as bad:
+            raise ConfigError(f"{where}: {bad}") from None
+    config = Config(source=path, root=path.parent, rule_options=chosen_options, **values)
+    if config.required_version is not None and not version_satisfies(__version__, config.required_version):
+        raise ConfigError(
+            f"{path}: {section} required-version: ms-perflint {__version__} does not satisfy "
+            f"{config.required_version!r}; install a matching version"
+        )
+    return config
+
+
+def _unknown_key_message(path: Path, section: str, name: str) -> str:
+    known = known_keys()
+    close = difflib.get_close_matches(name.replace("_", "-"), known, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"{path}: {section} unknown key {name!r}{hint} Known keys: {', '.join(sorted(known))}"
+
+
+# --------------------------------------------------------------------------- values
+
+
+def _parse_key(key: Key, raw: Any, is_ini: bool) -> Any:
+    parse: Callable[[Any, bool], Any] = {
+        CODES: _parse_codes,
+        GLOBS: _parse_globs,
+        BOOL: _parse_bool,
+        PER_FILE: _parse_per_file_ignores,
+        VERSION: _parse_version,
+    }[key.kind]
+    return parse(raw, is_ini)
+
+
+def _parse_codes(raw: Any, is_ini: bool) -> Tuple[str, ...]:
+    items = _string_list(raw, is_ini, "a list of codes or prefixes such as [\"MSP103\", \"MSP1\"]")
+    return tuple(_check_code(item) for item in items)
+
+
+def _check_code(item: str) -> str:
+    code = item.strip().upper()
+    if not _CODE_OR_PREFIX.fullmatch(code):
+        raise _BadValue(f"{item!r} is not an ms-perflint code or prefix; allowed: MSP, MSP1, MSP10, MSP103, ...")
+    return code
+
+
+def _parse_globs(raw: Any, is_ini: bool) -> Tuple[str, ...]:
+    return tuple(_string_list(raw, is_ini, "a list of glob strings such as [\"build\", \"tests/data/*\"]"))
+
+
+def _string_list(raw: Any, is_ini: bool, expected: str) -> List[str]:
+    if is_ini:
+        return [item for item in re.split(r"[,\s]+", raw) if item]
+    if not isinstance(raw, list) or not all(isinstance(item, str) for item in raw):
+        raise _BadValue(f"expected {expected}, got {_toml_repr(raw)}")
+    return list(raw)
+
+
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0")
+
+
+def _parse_bool(raw: Any, is_ini: bool) -> bool:
+    if is_ini and raw.strip().lower() in _TRUE + _FALSE:
+        return raw.strip().lower() in _TRUE
+    if isinstance(raw, bool):
+        return raw
+    allowed = "true or false" if not is_ini else "true/false, yes/no, on/off or 1/0"
+    raise _BadValue(f"expected {allowed}, got {_toml_repr(raw) if not is_ini else repr(raw)}")
+
+
+def _parse_per_file_ignores(raw: Any, is_ini: bool) -> Dict[str, Tuple[str, ...]]:
+    if is_ini:
+        pairs = _parse_ini_per_file_ignores(raw)
+    elif isinstance(raw, dict):
+        pairs = []
+        for pattern, codes in raw.items():
+            if not isinstance(codes, list) or not all(isinstance(code, str) for code in codes):
+                raise _BadValue(f"{pattern!r}: expected a list of codes such as [\"MSP103\"], got {_toml_repr(codes)}")
+            pairs.append((pattern, codes))
+    else:
+        raise _BadValue(f"expected a table of glob = [codes], e.g. {{ \"tests/*\" = [\"MSP103\"] }}, got {_toml_repr(raw)}")
+    result: Dict[str, Tuple[str, ...]] = {}
+    for pattern, codes in pairs:
+        result[pattern] = result.get(pattern, ()) + tuple(_check_code(code) for code in codes)
+    return result
+
+
+def _parse_ini_per_file_ignores(raw: str) -> List[Tuple[str, List[str]]]:
+    """flake8's format: ``glob[, glob]: code[, code]`` groups, separated by whitespace or new lines."""
+    pairs: List[Tuple[str, List[str]]] = []
+    globs: List[str] = []
+    codes: List[str] = []
+    after_colon = False
+    for token in re.findall(r"[^\s,:]+|:", raw):
+        if token == ":":
+            if not globs or after_colon:
+                raise _BadValue(f"expected `glob: CODE, CODE` groups (flake8's format), got {raw!r}")
+            after_colon = True
+        elif after_colon and (_CODE_OR_PREFIX.fullmatch(token.upper()) or not codes):
+            codes.append(token)
+        else:
+            if after_colon:
+                pairs.extend((glob, codes) for glob in globs)
+                globs, codes, after_colon = [], [], False
+            globs.append(token)
+    if globs and not codes:
+        raise _BadValue(f"expected `glob: CODE, CODE` groups (flake8's format), got {raw!r}")
+    pairs.extend((glob, codes) for glob in globs)
+    return pairs
+
+
+def _parse_version(raw: Any, is_ini: bool) -> str:
+    if not isinstance(raw, str):
+        raise _BadValue(f"expected a version specifier string such as \">=0.1\", got {_toml_repr(raw)}")
+    for part in raw.split(","):
+        if not _VERSION_SPEC.fullmatch(part.strip()):
+            raise _BadValue(
+                f"{raw!r} is not a version specifier; use e.g. \">=0.1\", \"==0.1.0\" or \">=0.1,<0.3\" "
+                "(operators >=, <=, >, <, ==, !=, ~=)"
+            )
+    return raw.strip()
+
+
+def _parse_option(option: Any, raw: Any, is_ini: bool) -> Any:
+    """A rule option's value, checked against its declared choices or its default's type."""
+    if is_ini:
+        raw = _ini_value_like(option.default, raw)
+    if option.choices:
+        for choice in option.choices:
+            if raw == choice or (isinstance(raw, str) and isinstance(choice, str) and raw.lower() == choice.lower()):
+                return choice
+        allowed = ", ".join(_toml_repr(choice) for choice in option.choices)
+        raise _BadValue(f"{_toml_repr(raw)} is not allowed; allowed values: {allowed}")
+    expected = type(option.default)
+    if expected is bool:
+        valid = isinstance(raw, bool)
+    elif expected is int:
+        valid = isinstance(raw, int) and not isinstance(raw, bool)
+    elif expected is float:
+        valid = isinstance(raw, (int, float)) and not isinstance(raw, bool)
+    else:
+        valid = isinstance(raw, expected)
+    if not valid:
+        raise _BadValue(f"expected {_type_word(expected)} (default {_toml_repr(option.default)}), got {_toml_repr(raw)}")
+    return raw
+
+
+def _ini_value_like(default: Any, raw: str) -> Any:
+    """Convert an INI string to the type of ``default`` where it reads as one; else leave the string."""
+    text = raw.strip()
+    if isinstance(default, bool):
+        lowered = text.lower()
+        return True if lowered in _TRUE else False if lowered in _FALSE else text
+    if isinstance(default, int):
+        return int(text) if re.fullmatch(r"[+-]?[0-9]+", text) else text
+    if isinstance(default, float):
+        try:
+            return float(text)
+        except ValueError:
+            return text
+    return text
+
+
+def _type_word(kind: type) -> str:
+    return {bool: "true or false", int: "an integer", float: "a number", str: "a string"}.get(kind, kind.__name__)
+
+
+def _toml_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "a table" if isinstance(value, dict) else type(value).__name__
+
+
+def _toml_repr(value: Any) -> str:
+    """A value as the user wrote it in TOML."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_repr(item) for item in value) + "]"
+    if isinstance(value, dict):
+        items = ", ".join(f"{_toml_repr(k)} = {_toml_repr(v)}" for k, v in value.items())
+        return "{ " + items + " }" if items else "{}"
+    return str(value)
+
+
+def _describe(error: Exception) -> str:
+    return getattr(error, "strerror", None) or str(error)
+
+
+def version_satisfies(version: str, specifier: str) -> bool:
+    """PEP 440-ish: does ``version`` (release numbers only) satisfy every comma-separated clause?"""
+    have = _release(version)
+    for clause in specifier.split(","):
+        match = _VERSION_SPEC.fullmatch(clause.strip())
+        if match is None:
+            return False
+        operator, wanted_text = match.group("op") or "==", match.group("version")
+        wanted = _release(wanted_text)
+        width = max(len(have), len(wanted))
+        mine, theirs = _padded(have, width), _padded(wanted, width)
+        if operator == "~=":
+            prefix = wanted[:-1] if len(wanted) > 1 else wanted
+            ok = mine >= theirs and have[: len(prefix)] == prefix
+        else:
+            ok = {
+                ">=": mine >= theirs,
+                "<=": mine <= theirs,
+                ">": mine > theirs,
+                "<": mine < theirs,
+                "==": mine == theirs,
+                "!=": mine != theirs,
+            }[operator]
+        if not ok:
+            return False
+    return True
+
+
+def _release(version: str) -> Tuple[int, ...]:
+    match = re.match(r"[0-9]+(?:\.[0-9]+)*", version)
+    return tuple(int(part) for part in match.group(0).split(".")) if match else (0,)
+
+
+def _padded(numbers: Tuple[int, ...], width: int) -> Tuple[int, ...]:
+    return numbers + (0,) * (width - len(numbers))
+
+
+# --------------------------------------------------------------------------- entry points for the front ends
+
+
+def resolve_config(start: Optional[str] = None, config_file: Optional[str] = None, isolated: bool = False) -> Config:
+    """The configuration of a CLI run: ``--isolated`` (defaults), ``--config FILE``, or the nearest file to ``start``."""
+    cwd = Path.cwd()
+    if isolated:
+        return Config(source=None, root=cwd)
+    if config_file is not None:
+        return load_config(Path(config_file), explicit=True)
+    found = find_config_file(Path(start) if start else cwd)
+    return load_config(found) if found is not None else Config(source=None, root=cwd)
+
+
+@lru_cache(maxsize=256)
+def config_for_folder(folder: str) -> Config:
+    """The configuration of the project a folder belongs to (cached: flake8 asks for every file)."""
+    return resolve_config(start=folder)
+
+
+def config_for_file(filename: str) -> Config:
+    """The configuration of the project ``filename`` belongs to; flake8's ``stdin`` uses the current folder."""
+    if filename in ("-", "stdin") and not os.path.exists(filename):
+        return config_for_folder(os.getcwd())
+    return config_for_folder(os.path.dirname(os.path.abspath(filename)))
+
+
+# --------------------------------------------------------------------------- the configuration reference
+
+
+REFERENCE_START = "<!-- begin configuration reference (generated by `python -m ms_perflint.config`) -->"
+REFERENCE_END = "<!-- end configuration reference -->"
+
+
+def render_reference() -> str:
+    """The configuration reference in Markdown, from :data:`KEYS` and the rules' option declarations."""
+    lines = ["| Key | Type | Default | Description |", "| --- | --- | --- | --- |"]
+    for key in KEYS:
+        lines.append(f"| `{key.name}` | {_kind_word(key.kind)} | {_default_text(key)} | {key.help} |")
+    for name, (code, option) in sorted(rule_options().items()):
+        kind = (
+            "one of " + ", ".join(f"`{_toml_repr(c)}`" for c in option.choices)
+            if option.choices
+            else re.sub(r"^an? ", "", _type_word(type(option.default)))
+        )
+        help_text = " ".join(option.help.split())
+        lines.append(f"| `{name}` | {kind} | `{_toml_repr(option.default)}` | {code}: {help_text} |")
+    lines += ["", "Examples of each key, as TOML:", "", "```toml", "[tool.ms-perflint]"]
+    lines += [f"{key.name} = {key.example}" for key in KEYS]
+    lines += ["```"]
+    return "\n".join(lines) + "\n"
+
+
+def _kind_word(kind: str) -> str:
+    return {
+        CODES: "list of codes",
+        GLOBS: "list of globs",
+        BOOL: "boolean",
+        PER_FILE: "table: glob = list of codes",
+        VERSION: "version specifier",
+    }[kind]
+
+
+def _default_text(key: Key) -> str:
+    if key.default is None:
+        return "none"
+    if key.kind == GLOBS and key.default:
+        return "`" + _toml_repr(list(key.default)) + "`"
+    return f"`{_toml_repr(key.default if not isinstance(key.default, tuple) else list(key.default))}`"
+
+
+def update_reference(document: Path) -> bool:
+    """Rewrite the generated reference between the markers in ``document``; True when it changed."""
+    text = document.read_text(encoding="utf-8")
+    start, end = text.index(REFERENCE_START) + len(REFERENCE_START), text.index(REFERENCE_END)
+    updated = text[:start] + "\n\n" + render_reference() + "\n" + text[end:]
+    if updated != text:
+        document.write_text(updated, encoding="utf-8")
+    return updated != text
+
+
+def usage_document() -> Path:
+    """docs/usage.md of the source tree."""
+    return Path(__file__).resolve().parent.parent / "docs" / "usage.md"
+
+
+if __name__ == "__main__":  # pragma: no cover - exercised by the docs-in-sync test
+    print(usage_document(), "updated" if update_reference(usage_document()) else "unchanged")
