@@ -125,7 +125,7 @@ def test_silent_look_alikes(source):
     assert found(source) == []
 
 
-def test_class_count_1000_inside_a_resnet50_builder_is_left_to_msp104():
+def test_class_count_1000_inside_a_resnet_definition_is_left_to_msp104():
     source = """\
         from mindspore import nn
         class ResNet50(nn.Cell):
@@ -134,13 +134,30 @@ def test_class_count_1000_inside_a_resnet50_builder_is_left_to_msp104():
                 self.fc = nn.Dense(2048, num_classes)
         def resnet50():
             return nn.Dense(2048, 1000)
-        def resnet50_head():
+        def classifier_head():
             return nn.Dense(2048, 1000)
         """
     assert found(source) == [(9, 27)]
     assert "next multiple: 1008" in messages(source)[0]
     codes = [(v.code, v.line) for v in lint(textwrap.dedent(source))]
     assert ("MSP104", 3) in codes  # the default 1000 of ResNet50 is MSP104's
+
+
+def test_mindcv_style_generic_resnet_class_keeps_its_1000_class_head():
+    """mindcv's ``class ResNet`` holds the head that its ``resnet50`` builder's class count reaches."""
+    source = """\
+        from mindspore import nn
+        class ResNet(nn.Cell):
+            def __init__(self, block, layers, num_classes: int = 1000, in_channels: int = 3):
+                super().__init__()
+                self.classifier = nn.Dense(2048, num_classes)
+                self.stem = nn.Dense(in_channels, 64)
+        class ViT(nn.Cell):
+            def __init__(self, num_classes=1000):
+                super().__init__()
+                self.head = nn.Dense(768, num_classes)
+        """
+    assert found(source) == [(6, 30), (10, 35)]  # the stem's 3 inputs and the ViT head are not MSP104's
 
 
 def test_alignment_option():

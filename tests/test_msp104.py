@@ -385,5 +385,22 @@ def test_msp102_and_msp104_fixed_together_agree_on_1001():
     assert [v.code for v in lint(once) if v.code in ("MSP102", "MSP104")] == []
 
 
+def test_vendored_mindcv_resnet_fixed_with_msp102_keeps_1001_classes():
+    """The builder's default reaches the head in a generic ``class ResNet``: MSP102 must not round it."""
+    source = """\
+        from mindspore import nn
+        class ResNet(nn.Cell):
+            def __init__(self, num_classes=1000):
+                super().__init__()
+                self.classifier = nn.Dense(2048, num_classes)
+        def resnet50(pretrained=False, num_classes=1000, in_channels=3):
+            return ResNet(num_classes=num_classes)
+        """
+    once = fixed(source, select=("MSP102", "MSP104"))
+    assert "def resnet50(pretrained=False, num_classes=1001, in_channels=3):" in once
+    assert "nn.Dense(2048, num_classes)" in once
+    assert "def __init__(self, num_classes=1000):" in once  # a generic ResNet, not a ResNet-50 builder
+
+
 def test_noqa_suppresses():
     assert found("from mindcv.models import resnet50\nnet = resnet50(num_classes=1000)  # noqa: MSP104\n") == []

@@ -16,8 +16,9 @@ DEFAULT_ALIGNMENT = 16
 #: The ImageNet-with-background class count that MSP104 recommends; never reported here,
 #: so that the two rules can never undo each other.
 IMAGENET_WITH_BACKGROUND = 1001
-#: Inside a ResNet-50 builder a class count of 1000 is MSP104's business (it becomes 1001).
-RESNET50_NAMES = frozenset(("resnet50", "ResNet50"))
+#: Inside a ResNet definition (``class ResNet``, ``def resnet50``, ...) a class count of 1000 is
+#: MSP104's business: it becomes 1001 there, and rounding it to 1008 here would undo that.
+RESNET_PREFIX = "resnet"
 IMAGENET_CLASSES = 1000
 
 #: Dense-like layers: qualified name -> (input dim parameter, output dim parameter), positions 0 and 1.
@@ -168,8 +169,9 @@ class UnalignedMatmulDim(Rule):
             know; the value 1001 anywhere (the ImageNet-with-background class count that
             MSP104 recommends for ResNet-50 and that other Ascend/TensorFlow model-zoo heads
             use too -- reporting it would make the two rules undo each other); and a class
-            count of 1000 inside a ResNet-50 builder (`def resnet50`/`class ResNet50`),
-            which MSP104 turns into 1001 instead.
+            count of 1000 as the output dim inside a ResNet definition (a class or function
+            whose name starts with `resnet` in any case: mindcv's and the model zoo's
+            `class ResNet`, `def resnet50`), which MSP104 turns into 1001 instead.
         """,
         why_bad="""
             Data movement on the Ascend chip is 16-aligned, and its Cube unit multiplies
@@ -398,7 +400,7 @@ class UnalignedMatmulDim(Rule):
                 continue
             is_output = position == 1
             value = self.context.value_of(arg.value)
-            if not self._is_unaligned(value) or (is_output and self._is_resnet50_class_count(value)):
+            if not self._is_unaligned(value) or (is_output and self._is_resnet_class_count(value)):
                 continue
             self._report_dense_dim(arg.value, label, parameter, value, is_output)  # type: ignore[arg-type]
 
@@ -422,12 +424,16 @@ class UnalignedMatmulDim(Rule):
         )
         self.report(node, f"{message}; pad the outputs to {target}", fix)
 
-    def _is_resnet50_class_count(self, value: int) -> bool:
-        """1000 outputs inside ``def resnet50``/``class ResNet50``: MSP104 makes it 1001."""
+    def _is_resnet_class_count(self, value: int) -> bool:
+        """1000 outputs inside ``class ResNet``/``def resnet50``/...: MSP104 makes ResNet-50's 1001.
+
+        The head usually lives in a generic ``class ResNet`` that the ``resnet50`` builder passes
+        its class count to, so the whole family is left alone.
+        """
         if value != IMAGENET_CLASSES:
             return False
         return any(
-            isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node.name.value in RESNET50_NAMES
+            isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node.name.value.lower().startswith(RESNET_PREFIX)
             for node in self.context.ancestors
         )
 

@@ -265,8 +265,9 @@ class Resnet50ThousandClasses(Rule):
             that reaches the call through a name (`num_classes=NUM_CLASSES`) is reported
             without a fix: the name may be used elsewhere.
 
-            MSP102 (unaligned-matmul-dim) never reports 1001, and leaves a class count of
-            1000 inside a ResNet-50 builder to this rule, so the two never undo each other.
+            MSP102 (unaligned-matmul-dim) never reports 1001, and leaves an output dim of
+            1000 inside a ResNet definition (`class ResNet`, `def resnet50`, ...) to this
+            rule, so the two never undo each other.
         """,
         references=(
             "https://github.com/mindspore-lab/mindcv/blob/main/mindcv/models/resnet.py",
