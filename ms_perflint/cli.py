@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from ms_perflint import __version__, fix_runner
+from ms_perflint.project import cli_support as project_cli
 from ms_perflint.output.report import FORMATS
 
 EXIT_CLEAN = 0
@@ -75,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--respect-gitignore", action=argparse.BooleanOptionalAction, default=None, help="skip files git ignores (default: on)"
     )
     fix_runner.add_arguments(parser)
+    project_cli.add_arguments(parser)
     return parser
 
 
@@ -148,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     if args.statistics and args.output_format not in ("text", "json"):
         raise UsageError("--statistics is written as text or json, not " + args.output_format)
     config = config_from_args(args)
-    settings = settings_from_args(args, config)
+    settings = project_cli.configure(settings_from_args(args, config), args, args.paths)
     if "-" in args.paths:
         results = lint_stdin(args, config, settings)
         write_report(results, args, settings)
@@ -168,9 +170,13 @@ def run(args: argparse.Namespace) -> int:
         from ms_perflint.add_noqa import add_noqa_to_files
 
         return add_noqa_to_files(found.files, settings, sys.stderr)
+    if args.trace_coverage:
+        project_cli.write_trace(found.files, settings, sys.stderr)
     if fix_runner.requested(args):
-        return fix_runner.run(args, settings, found.files, report=lambda fixed: write_report(fixed, args, settings))
-    results = [lint_file(path, settings) for path in found.files]
+        configs = project_cli.fix_configs(args, settings, sys.stdout)  # YAML fixes are text edits, not CST
+        code = fix_runner.run(args, settings, found.files, report=lambda fixed: write_report(fixed + configs, args, settings))
+        return EXIT_FINDINGS if configs and not args.exit_zero else code
+    results = [lint_file(path, settings) for path in found.files] + project_cli.config_results(args.paths, settings)
     write_report(results, args, settings)
     has_findings = any(result.violations or result.error for result in results)
     return EXIT_FINDINGS if has_findings and not args.exit_zero else EXIT_CLEAN

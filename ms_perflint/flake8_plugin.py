@@ -14,6 +14,7 @@ column is yielded and flake8 adds 1, so the output matches the CLI.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any, ClassVar, Generator, List, Optional, Tuple
 
 from ms_perflint import __version__
@@ -79,4 +80,6 @@ class Plugin:
 
         configured = config_for_file(self.filename).settings()
         enabled = tuple(code for code in codes if configured.is_enabled(code, self.filename))
-        return replace(configured, select=enabled, extend_select=(), ignore=(), per_file_ignores={}, apply_noqa=False)
+        # Project mode as in the CLI (files with no pyproject.toml/setup.py/.git above them use flake8's folder).
+        return replace(configured, select=enabled, extend_select=(), ignore=(), per_file_ignores={}, apply_noqa=False,
+                       project=True, project_fallback_root=str(Path.cwd()))
