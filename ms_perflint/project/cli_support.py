@@ -85,6 +85,8 @@ def _config_files(paths: Sequence[str], settings: Any) -> Iterable[Tuple[str, st
         if root is None:
             continue
         index = load_index(root)
+        if not any(facts.imports_mindspore for _, facts in index.python_facts()):
+            continue  # not a MindSpore project: a PyTorch ResNet-50 config is not our business
         for relative, record in sorted(index.files.items()):
             if record.kind != "yaml" or not relative.endswith(YAML_SUFFIXES):
                 continue
