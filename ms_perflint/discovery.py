@@ -7,8 +7,8 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set
 
-#: Suffixes linted when a folder is walked. A file named on the command line is always linted.
-SOURCE_SUFFIXES = (".py",)
+#: Suffixes linted when a folder is walked (Jupyter notebooks too). A file named on the command line is always linted.
+SOURCE_SUFFIXES = (".py", ".ipynb")
 #: Folders never walked into: tool caches, virtual environments, VCS metadata.
 SKIPPED_FOLDERS = frozenset(
     (".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "__pycache__", ".mypy_cache",

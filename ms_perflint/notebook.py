@@ -37,7 +37,6 @@ from ms_perflint.settings import Settings
 if TYPE_CHECKING:  # pragma: no cover
     from ms_perflint.fixer import FixResult
 
-NOTEBOOK_SUFFIX = ".ipynb"
 #: A comment line put between cells in the virtual module; it finds the cells again after a fix.
 CELL_MARKER = "# >>> ms-perflint cell {} <<<"
 #: What a neutralised IPython line becomes (after its indentation). The comment makes it unique.
@@ -110,11 +109,6 @@ class VirtualModule:
     def origin(self, line: int) -> Optional[Tuple[int, int]]:
         """``(cell number, line in cell)`` of a 1-based virtual line; None for a marker line or out of range."""
         return self.origins[line - 1] if 0 < line <= len(self.origins) else None
-
-
-def is_notebook(path: str) -> bool:
-    """True for a path that names a Jupyter notebook."""
-    return path.lower().endswith(NOTEBOOK_SUFFIX)
 
 
 # --- reading ------------------------------------------------------------------

@@ -447,3 +447,16 @@ def test_cli_fix_writes_only_the_fixed_cell_and_a_second_run_is_clean(tmp_path: 
     assert path.read_bytes() == as_jupyter_writes_it(notebook(cells)).encode("utf-8")
     again = run_cli("course.ipynb", cwd=tmp_path)
     assert again.returncode == 0 and "All checks passed" in again.stdout
+
+
+def test_cli_walking_a_folder_finds_notebooks(tmp_path: Path):
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    (lessons / "01_intro.ipynb").write_text(
+        as_jupyter_writes_it(notebook([code(IMPORTS), markdown("m"), code("cfg = CheckpointConfig()")])), encoding="utf-8"
+    )
+    (lessons / "notes.json").write_text('{"cells": "not a notebook name"}', encoding="utf-8")
+    completed = run_cli("--quiet", "--isolated", "lessons", cwd=tmp_path)
+    assert completed.returncode == 1, completed.stderr
+    lines = completed.stdout.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("lessons/01_intro.ipynb:cell 3:1:7: MSP103 [*] ")
