@@ -200,7 +200,7 @@ def write_report(results: list, args: argparse.Namespace, settings) -> None:
     """Write the findings in ``--output-format`` to ``--output-file`` or standard output."""
     from ms_perflint.output.report import use_color, write_report as write
 
-    options = dict(quiet=args.quiet, show_statistics=args.statistics)
+    options = dict(quiet=args.quiet, show_statistics=args.statistics, unsafe_fixes=args.unsafe_fixes)
     if not args.output_file:
         write(results, sys.stdout, args.output_format, settings, color=use_color(sys.stdout), **options)
         return

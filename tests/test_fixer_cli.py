@@ -118,3 +118,17 @@ def test_file_with_syntax_error_is_reported_not_touched(tmp_path: Path):
     assert done.returncode == 1
     assert any(line.startswith("broken.py:") and "SyntaxError" in line for line in done.stdout.splitlines())
     assert "Traceback" not in done.stderr
+
+
+def test_unsafe_fixes_flag_marks_unsafe_findings_when_linting(tmp_path: Path):
+    project(tmp_path, train=SAFE_AND_UNSAFE)
+    plain = run_cli("train.py", cwd=tmp_path)
+    marked = run_cli("--unsafe-fixes", "train.py", cwd=tmp_path)
+    assert [line.split(" ", 2)[:2] for line in plain.stdout.splitlines()[:2]] == [
+        ["train.py:3:8:", "MSP103"],
+        ["train.py:4:10:", "MSP103"],
+    ]
+    assert "[*]" in plain.stdout.splitlines()[0] and "[*]" not in plain.stdout.splitlines()[1]
+    assert all("MSP103 [*]" in line for line in marked.stdout.splitlines()[:2])
+    assert "[*] 2 fixable with `--fix --unsafe-fixes`." in marked.stdout.splitlines()
+    assert (tmp_path / "train.py").read_text() == SAFE_AND_UNSAFE

@@ -73,8 +73,12 @@ def write_report(
     quiet: bool = False,
     show_statistics: bool = False,
     color: bool = False,
+    unsafe_fixes: bool = False,
 ) -> None:
-    """Write ``results`` to ``stream`` in ``output_format`` (one of :data:`FORMATS`)."""
+    """Write ``results`` to ``stream`` in ``output_format`` (one of :data:`FORMATS`).
+
+    ``unsafe_fixes`` (the run has ``--unsafe-fixes``): the text format's ``[*]`` marks unsafe fixes too.
+    """
     if show_statistics:
         rows = statistics(results)
         if output_format == "json":
@@ -99,4 +103,4 @@ def write_report(
     else:
         from ms_perflint.output.text import write_text
 
-        write_text(results, stream, quiet=quiet, color=color)
+        write_text(results, stream, quiet=quiet, color=color, unsafe_fixes=unsafe_fixes)

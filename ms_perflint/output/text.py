@@ -55,8 +55,8 @@ def sorted_lines(results: Iterable[FileResult], unsafe_fixes: bool = False, colo
     return [row[4] for row in sorted(rows, key=lambda row: row[:4])]
 
 
-def summary(results: Sequence[FileResult]) -> str:
-    """The closing line: how many findings, errors, and fixable ones."""
+def summary(results: Sequence[FileResult], unsafe_fixes: bool = False) -> str:
+    """The closing line: how many findings, errors, and fixable ones (unsafe ones too with ``unsafe_fixes``)."""
     findings = sum(len(result.violations) for result in results)
     errors = sum(1 for result in results if result.error is not None)
     if not findings and not errors:
@@ -67,6 +67,8 @@ def summary(results: Sequence[FileResult]) -> str:
     if errors:
         parts.append(f"{errors} file{'s' if errors != 1 else ''} could not be checked")
     text = "; ".join(parts) + "."
+    if unsafe_fixes and safe + unsafe:
+        return text + f"\n[*] {safe + unsafe} fixable with `--fix --unsafe-fixes`."
     if safe:
         text += f"\n[*] {safe} fixable with the `--fix` option."
     if unsafe:
@@ -74,9 +76,11 @@ def summary(results: Sequence[FileResult]) -> str:
     return text
 
 
-def write_text(results: Sequence[FileResult], stream: TextIO, quiet: bool = False, color: bool = False) -> None:
-    """Print findings, then the summary (unless quiet); ``color`` only for a terminal."""
-    for line in sorted_lines(results, color=color):
+def write_text(
+    results: Sequence[FileResult], stream: TextIO, quiet: bool = False, color: bool = False, unsafe_fixes: bool = False
+) -> None:
+    """Print findings, then the summary (unless quiet); ``color`` only for a terminal; ``[*]`` per ``unsafe_fixes``."""
+    for line in sorted_lines(results, unsafe_fixes=unsafe_fixes, color=color):
         stream.write(line + "\n")
     if not quiet:
-        stream.write(summary(results) + "\n")
+        stream.write(summary(results, unsafe_fixes) + "\n")
