@@ -1,0 +1,2 @@
+#!/bin/bash
+python ../eval.py --amp_level O3

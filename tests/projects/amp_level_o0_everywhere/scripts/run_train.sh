@@ -1,0 +1,2 @@
+#!/bin/bash
+python ../train.py --data_path=$1 --amp_level O0

@@ -1,0 +1,5 @@
+from src.backbone import Backbone
+
+
+def create_backbone():
+    return Backbone()
