@@ -84,7 +84,8 @@ def test_mindcv_default_is_reported_at_the_call_and_fixed_by_appending_the_keywo
     ],
 )
 def test_mindcv_look_alikes_are_silent(call):
-    source = f"from mindcv.models import resnet50, resnet101, resnet50_gn\ndef f(args, cfg, options):\n    return {call}\n"
+    header = "from mindcv.models import resnet50, resnet101, resnet50_gn\n"
+    source = f"{header}def f(args, cfg, options):\n    return {call}\n"
     assert found(source) == []
 
 
@@ -313,7 +314,8 @@ def test_a_loader_elsewhere_does_not_silence():
 
 
 def test_module_level_builder_and_loader():
-    source = "import mindspore as ms\nfrom mindcv.models import resnet50\nnet = resnet50()\nms.load_checkpoint('r50.ckpt', net)\n"
+    source = "import mindspore as ms\nfrom mindcv.models import resnet50\n"
+    source += "net = resnet50()\nms.load_checkpoint('r50.ckpt', net)\n"
     assert found(source) == []
 
 

@@ -3,8 +3,8 @@
 The rule is split in two questions so that a project-level value resolver can
 replace the second one:
 
-1. *Where does this call take its class count from?* -- :func:`builder_signature`
-   decides whether a call builds a ResNet-50 and with which signature, and
+1. *Where does this call take its class count from?* -- :func:`resnet50_builder`
+   decides whether a call builds a ResNet-50 and with which :class:`Signature`, and
    :func:`class_count_site` picks the argument (or the library default) that
    carries the class count. Neither looks at values beyond what identifies the
    builder.
@@ -15,7 +15,7 @@ replace the second one:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -157,7 +157,7 @@ def _builder_params(node: Builder) -> Optional[Tuple[List[cst.Param], List[cst.P
     return [*params.posonly_params, *params.params][1:], list(params.kwonly_params)
 
 
-def builder_signature(call: cst.Call, context, builders: Dict[str, LocalBuilder]) -> Optional[BuilderMatch]:
+def resnet50_builder(call: cst.Call, context, builders: Dict[str, LocalBuilder]) -> Optional[BuilderMatch]:
     """The builder when ``call`` builds a ResNet-50, else None.
 
     Counts: a top-level ``def resnet50``/``class ResNet50`` of this file; an imported
@@ -172,7 +172,8 @@ def builder_signature(call: cst.Call, context, builders: Dict[str, LocalBuilder]
     if qualified in MINDCV_CREATE_MODEL:
         model = argument(call, "model_name", 0)
         is_resnet50 = model is not None and context.value_of(model.value) == "resnet50"
-        return BuilderMatch('mindcv.create_model("resnet50")', MINDCV_CREATE_MODEL_SIGNATURE) if is_resnet50 else None
+        label = 'mindcv.create_model("resnet50")'
+        return BuilderMatch(label, MINDCV_CREATE_MODEL_SIGNATURE) if is_resnet50 else None
     last = qualified.rsplit(".", 1)[-1]
     top = qualified.split(".", 1)[0]
     if last not in RESNET50_NAMES or top in FOREIGN_PACKAGES:
@@ -395,7 +396,7 @@ class Resnet50ThousandClasses(Rule):
         super().__init__(context)
         self._builders: Dict[str, LocalBuilder] = {}
         #: Names of local builders whose default a weight-loading call in this file relies on.
-        self._defaults_needed_by_weights: set = set()
+        self._defaults_needed_by_weights: Set[str] = set()
         self._loader_scopes: Dict[int, bool] = {}
 
     # --- question 2: what is the value -------------------------------------------
@@ -416,7 +417,7 @@ class Resnet50ThousandClasses(Rule):
         self._builders = local_builders(node)
 
     def visit_Call(self, node: cst.Call) -> None:
-        builder = builder_signature(node, self.context, self._builders)
+        builder = resnet50_builder(node, self.context, self._builders)
         site = class_count_site(node, builder) if builder is not None else None
         if site is None:
             return
