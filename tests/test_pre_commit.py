@@ -194,6 +194,24 @@ def test_fix_hook_leaves_unsafe_fixes_to_an_explicit_opt_in(hook_repo: Path, pro
     assert (project / "bad.py").read_text(encoding="utf-8") == unsafe_only.replace("async_save=False", "async_save=True")
 
 
+def test_hooks_respect_the_projects_excludes_for_files_pre_commit_names(
+    hook_repo: Path, project: Path, pre_commit_home: Path
+):
+    (project / "vendored").mkdir()
+    (project / "vendored" / "bad.py").write_text(BAD_PY, encoding="utf-8")
+    (project / "pyproject.toml").write_text('[tool.ms-perflint]\nextend-exclude = ["vendored"]\n', encoding="utf-8")
+    _git("add", "-A", cwd=project)
+    write_config(project, hook_repo, "both.yaml", "    -   id: ms-perflint\n    -   id: ms-perflint-fix\n")
+    files = ("--files", "vendored/bad.py", "bad.py")
+    check = pre_commit("run", "-c", "both.yaml", "ms-perflint", *files, cwd=project, home=pre_commit_home)
+    assert check.returncode == 1, explain(check)
+    assert "bad.py:3:10: MSP103" in check.stdout and "vendored/bad.py" not in check.stdout
+    fix = pre_commit("run", "-c", "both.yaml", "ms-perflint-fix", *files, cwd=project, home=pre_commit_home)
+    assert "files were modified by this hook" in fix.stdout, explain(fix)
+    assert (project / "vendored" / "bad.py").read_text(encoding="utf-8") == BAD_PY
+    assert (project / "bad.py").read_text(encoding="utf-8") == FIXED_PY
+
+
 def test_hook_run_with_no_files_passes(hook_repo: Path, project: Path, pre_commit_home: Path):
     hooks = "    -   id: ms-perflint\n        always_run: true\n"
     write_config(project, hook_repo, "always.yaml", hooks)
