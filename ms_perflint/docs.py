@@ -88,3 +88,6 @@ if __name__ == "__main__":  # pragma: no cover - exercised by the docs-in-sync t
 
         update_reference(usage_document())
         print(usage_document())
+        from ms_perflint import fix_docs  # docs/fixes.md's per-rule table comes from the rules' fixes
+
+        fix_docs.main()
