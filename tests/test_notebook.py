@@ -384,7 +384,7 @@ def test_a_cell_boundary_survives_a_fix_in_the_cell_before_it():
     assert fixed_text(original) == as_jupyter_writes_it(notebook(cells))
 
 
-@hypothesis_settings(max_examples=150, deadline=None)
+@hypothesis_settings(max_examples=100, deadline=None)
 @given(
     sources=st.lists(st.one_of(st.text(), st.lists(st.text())), min_size=1, max_size=4),
     new=st.text(),
@@ -404,6 +404,34 @@ def test_replacing_one_source_leaves_the_rest_of_the_document_equal(sources, new
     decoded["cells"][which]["source"] = document["cells"][which]["source"]
     assert decoded == document
     assert replace_sources(read_notebook(text), {}) == text
+
+
+LINES = st.sampled_from(
+    ["cfg = CheckpointConfig()", "cfg = CheckpointConfig(async_save=False)", "for i in range(2):",
+     "    cfg = CheckpointConfig(\n        keep_checkpoint_max=1,\n    )", "    !echo {i}", "    %time i", "%matplotlib inline",
+     "!pip install mindspore", "x = !ls", "pip install x", "ms.Tensor?", "s = \"\"\"", "%d items", "\"\"\"", "", "# café",
+     "%%time", "if True:", "    pass"]
+)
+
+
+@hypothesis_settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.one_of(LINES, st.text(max_size=8)), max_size=8).map("\n".join), min_size=1, max_size=3))
+def test_arbitrary_cells_never_raise_and_fixes_touch_only_sources(sources):
+    document = notebook([code(IMPORTS)] + [code(source, outputs=[{"output_type": "stream", "text": "x"}]) for source in sources])
+    text = as_jupyter_writes_it(document)
+    lint_notebook(text, "fuzz.ipynb", Settings())
+    outcome = fix_notebook_source(text, "fuzz.ipynb", Settings(), unsafe=True)
+    if outcome.fixed_text is None:
+        return
+    fixed = json.loads(outcome.fixed_text)
+    for before, after in zip(document["cells"], fixed["cells"]):
+        assert _ipython_lines(after.pop("source")) == _ipython_lines(before.pop("source"))
+    assert fixed == document  # outputs, metadata, other keys: all as they were
+
+
+def _ipython_lines(source: Source) -> List[str]:
+    text = "".join(source) if isinstance(source, list) else source
+    return [line for line in text.split("\n") if line.strip().startswith(("%", "!"))]
 
 
 # --- real processes ----------------------------------------------------------------------------
