@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Find (and fix) MindSpore code that is slow on Ascend.",
     )
     parser.add_argument(
-        "paths", nargs="*", metavar="PATH", help="files or folders to check (folders are searched for *.py); - reads standard input"
+        "paths", nargs="*", metavar="PATH", help="files or folders to check (folders are searched for *.py and *.ipynb); - reads standard input"
     )
     parser.add_argument("--version", action="version", version=f"ms-perflint {__version__}")
     selection = parser.add_argument_group("rule selection")
