@@ -470,7 +470,8 @@ class UnalignedMatmulDim(Rule):
                 return self._tensor_matmul_method(call)
         operands = tuple(a for a in (_self_attr(arg.value) for arg in call.args) if a)
         use = _Use(call, operands, op, primitive_attr)
-        tile = self._tile_arguments(call)
+        maybe_tile = op == "Tile" or (op is None and self._classes)  # ``self.tile(...)``: known at class end
+        tile = self._tile_arguments(call) if maybe_tile else None
         if tile is not None:
             source, multiples = tile
             use = replace(
@@ -492,8 +493,8 @@ class UnalignedMatmulDim(Rule):
             return None
         source = argument(call, "input", 0) or argument(call, "input_x", 0)
         dims = argument(call, "dims", 1) or argument(call, "multiples", 1)
-        if source is None or dims is None:
-            return None
+        if source is None or not (dims is not None and isinstance(dims.value, (cst.Tuple, cst.List))):
+            return None  # multiples are written as a tuple; anything else is rarely known and costly to ask
         value = self.context.value_of(dims.value)
         if not (isinstance(value, tuple) and value and all(_is_int(v) and v >= 1 for v in value)):
             return None
