@@ -329,6 +329,8 @@ def _map_violation(violation: Violation, module: VirtualModule) -> Violation:
     violation.cell, violation.line = start
     if end is not None and end[0] == start[0]:
         violation.end_line = end[1]
+    else:  # a node running into the next cell (Jupyter would not have parsed it): end on its first line
+        violation.end_line, violation.end_column = violation.line, violation.column
     return violation
 
 

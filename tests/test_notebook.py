@@ -95,6 +95,12 @@ def test_cells_are_numbered_among_all_cells_and_lines_within_the_cell():
     assert findings(text) == [("MSP103", 4, 4, 7), ("MSP103", 5, 2, 5)]
 
 
+def test_end_position_counts_within_the_cell_too():
+    text = as_jupyter_writes_it(notebook([code(IMPORTS), code(["cfg = CheckpointConfig(\n", "    keep_checkpoint_max=5,\n", ")"])]))
+    [violation] = lint_notebook(text, "course.ipynb", Settings()).violations
+    assert (violation.cell, violation.line, violation.end_line, violation.end_column) == (2, 1, 3, 1)
+
+
 def test_magics_shell_escapes_and_help_lines_keep_line_numbers():
     text = as_jupyter_writes_it(
         notebook(
