@@ -159,8 +159,8 @@ class UnalignedMatmulDim(Rule):
               `self.w.matmul(x)`), to a Tile or to a Div: the unaligned dims of the last
               two axes, each at its place in the shape;
             - `ops.tile`/`mint.tile`/`Tile` calls whose result shape is known (the input is
-              such a literal-shaped weight or tensor, the multiples are known): the
-              unaligned result dims of the last two axes, at the multiples.
+              such a literal-shaped weight or tensor, the multiples a tuple of known
+              values): the unaligned result dims of the last two axes, at the multiples.
 
             A dim counts as known when it is a literal, a constant expression, a module
             constant assigned once, or a default of the enclosing function's parameter.
