@@ -396,32 +396,6 @@ def fix_notebook_source(
     return outcome
 
 
-def fix_notebook_file(path: str, settings: Settings, unsafe: bool = False, write: bool = True) -> "FixResult":
-    """Read, fix and (unless ``write`` is false) atomically write back one notebook, like ``fix_file``."""
-    from ms_perflint.fixer import FixProblem, FixResult
-    from ms_perflint.writer import WriteRefused, write_atomic
-
-    try:
-        with open(path, "rb") as stream:
-            data = stream.read()
-    except IsADirectoryError:
-        return FixResult(path, remaining=FileResult(path, error=FileError("ReadError", "is a folder, not a file")))
-    except OSError as error:
-        message = f"cannot read file: {error.strerror or error}"
-        return FixResult(path, remaining=FileResult(path, error=FileError("ReadError", message)))
-    outcome = fix_notebook_source(data, path, settings, unsafe)
-    if write and outcome.fixed_bytes is not None:
-        try:
-            write_atomic(path, outcome.fixed_bytes, expected=data)
-        except WriteRefused as refused:
-            outcome.problems.append(FixProblem(f"not written: {refused}"))
-            assert outcome.before is not None
-            outcome.fixed_text = outcome.fixed_bytes = None
-            outcome.applied = []
-            outcome.remaining = outcome.before
-    return outcome
-
-
 def _cell_problem(problem, module: VirtualModule):
     """A fixer problem with its virtual line told as cell and line."""
     from ms_perflint.fixer import FixProblem

@@ -41,7 +41,8 @@ PYTHON_METADATA = {
 
 
 def notebook(cells: Sequence[Dict[str, Any]], metadata: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
-    return {"cells": list(cells), "metadata": PYTHON_METADATA if metadata is None else metadata, "nbformat": 4, "nbformat_minor": 5}
+    metadata = PYTHON_METADATA if metadata is None else metadata
+    return {"cells": list(cells), "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
 
 
 def as_jupyter_writes_it(document: Dict[str, Any]) -> str:
@@ -96,7 +97,8 @@ def test_cells_are_numbered_among_all_cells_and_lines_within_the_cell():
 
 
 def test_end_position_counts_within_the_cell_too():
-    text = as_jupyter_writes_it(notebook([code(IMPORTS), code(["cfg = CheckpointConfig(\n", "    keep_checkpoint_max=5,\n", ")"])]))
+    call = ["cfg = CheckpointConfig(\n", "    keep_checkpoint_max=5,\n", ")"]
+    text = as_jupyter_writes_it(notebook([code(IMPORTS), code(call)]))
     [violation] = lint_notebook(text, "course.ipynb", Settings()).violations
     assert (violation.cell, violation.line, violation.end_line, violation.end_column) == (2, 1, 3, 1)
 
@@ -274,7 +276,10 @@ def test_fix_reuses_unchanged_lines_and_the_list_layout():
         r'"cfg = CheckpointConfig()\n"',
         r'"print(\u0022done\u0022)"',
     ]
-    template = '{{"cells": [{{"cell_type": "code", "metadata": {{}}, "outputs": [], "source": [\n    {}\n  ]}}],\n "metadata": {{}}, "nbformat": 4, "nbformat_minor": 5}}'
+    template = (
+        '{{"cells": [{{"cell_type": "code", "metadata": {{}}, "outputs": [], "source": [\n    {}\n  ]}}],\n'
+        ' "metadata": {{}}, "nbformat": 4, "nbformat_minor": 5}}'
+    )
     original = template.format(",\n    ".join(items))
     items[3] = r'"cfg = CheckpointConfig(async_save=True)\n"'
     assert fixed_text(original) == template.format(",\n    ".join(items))
@@ -467,7 +472,9 @@ def test_engine_lint_file_reads_notebooks(tmp_path: Path):
 
 
 def test_cli_fix_writes_only_the_fixed_cell_and_a_second_run_is_clean(tmp_path: Path):
-    outputs = [{"data": {"text/plain": ["<CheckpointConfig>"]}, "execution_count": 2, "metadata": {}, "output_type": "execute_result"}]
+    outputs = [
+        {"data": {"text/plain": ["<CheckpointConfig>"]}, "execution_count": 2, "metadata": {}, "output_type": "execute_result"}
+    ]
     cells = [
         markdown("# Checkpoints"),
         code(["%load_ext autoreload\n"] + IMPORTS, execution_count=1),
