@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ms_perflint.callargs import argument, has_double_star
 from ms_perflint.imports import dotted_name
+from ms_perflint.positions import positions_of
 from ms_perflint.rule import FixAvailability, Invalid, Rule, RuleDocs, Valid
 from ms_perflint.values import UNKNOWN
 
@@ -527,7 +527,7 @@ class AutotuneWithProfiler(Rule):
         self._report_other_files([site for site in self._autotune if id(site) not in paired])
         if not conflicts:
             return
-        positions = MetadataWrapper(self.context.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        positions = positions_of(self.context.module, [c.profiling.node for c in conflicts if c.profiling.node])
         for conflict in conflicts:
             autotune, profiling = conflict.autotune.node, conflict.profiling
             if autotune is not None and profiling.node in positions:
