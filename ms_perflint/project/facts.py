@@ -15,8 +15,9 @@ becomes ``<module>.<Class>``). The index resolves references to project files.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 #: Substrings that make a file worth parsing for facts (imports, configs, mechanisms).
 FACT_MARKERS = ("import", "add_argument", "class_num", "num_classes", "amp_level", "config")
@@ -118,6 +119,8 @@ class ClassCountUse(Site):
     """A ResNet-50 builder call whose class count is an expression the file cannot evaluate."""
 
     builder: str = ""
+    #: The keyword that passes it (``class_num``) and the expression (``config.class_num``).
+    keyword: str = ""
     expression: str = ""
     #: Names of the functions/classes around the call, outermost first.
     scope: List[str] = field(default_factory=list)
@@ -274,34 +277,62 @@ def keyword(call: ast.Call, name: str, position: Optional[int] = None) -> Option
     return None
 
 
-class _Collector(ast.NodeVisitor):
-    """One walk over a module, filling :class:`FileFacts`."""
+#: Callee names (the last part, after following the file's imports) worth a closer look;
+#: every other call only tells what a class or function builds.
+_INTERESTING_CALLEES = frozenset(
+    ("Model", "auto_mixed_precision", "build_train_network", "precision_mode", "matmul_allow_hf32", "set_context",
+     "set_enable_autotune", "Profiler", "profile", "to_float", "add_flags_recursive", "add_argument", "setdefault",
+     "putenv", *RESNET50_NAMES)
+)
+_DEFINITIONS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+class _Collector:
+    """One pass over a module, filling :class:`FileFacts`.
+
+    The pass is statement-driven: it follows ``def``/``class``/``if`` structure
+    (for scopes and guards) and scans each statement's expressions for calls with
+    a small hand-written walk -- ``ast.NodeVisitor`` cost several times more
+    than parsing (measured on MindSpore's own sources), which the index must not.
+    """
 
     def __init__(self, facts: FileFacts, text: str, module: str, is_package: bool) -> None:
         from ms_perflint.imports import MINDSPORE_PACKAGES  # not at import time: a cached index needs no libcst
 
         self.packages = MINDSPORE_PACKAGES
         self.facts = facts
+        self.text = text
         self.lines = text.splitlines()
         self.names = _Names(module, is_package)
         self.module = module
         self.scope: List[ast.AST] = []
-        self.guards: List[Guard] = []
+        #: ``(test, positive)`` for each ``if`` arm around the statement, innermost first (made into guards lazily).
+        self.branches: List[Tuple[ast.AST, bool]] = []
         #: Variable name (in the current function or module) -> reference of the builder it was made by.
         self.instances: List[Dict[str, str]] = [{}]
+        self.track_instances = "to_float" in text or "add_flags_recursive" in text
+        self.sets_profiler_options = PROFILER_ENV in text
+        #: Words whose presence in an expression's lines makes its calls worth reading.
+        self.words = _words_pattern(_INTERESTING_CALLEES)
         self.local_definitions: Dict[str, str] = {}
+        #: Dotted callee names in the top-level definition being read.
+        self.called: Optional[set] = None
 
     def run(self, tree: ast.Module) -> None:
         self.tree = tree
         for statement in tree.body:
-            if isinstance(statement, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(statement, _DEFINITIONS):
                 self.local_definitions[statement.name] = f"{self.module}.{statement.name}"
-        self.visit(tree)
-        self.facts.imports = sorted(set(self.facts.imports))
-        self.facts.aliases = {
+        self._block(tree.body)
+        facts = self.facts
+        facts.imports = sorted(set(facts.imports))
+        facts.aliases = {
             name: target for name, target in self.names.table.items()
             if target.split(".", 1)[0] not in self.packages and name not in self.local_definitions
         }
+        for sites in (facts.amp, facts.casts, facts.autotune, facts.profilers, facts.config_entries,
+                      facts.class_count_uses):
+            sites.sort(key=lambda site: (site.line, site.column))
 
     # --- positions and names -------------------------------------------------
 
@@ -314,7 +345,9 @@ class _Collector(ast.NodeVisitor):
 
     def reference(self, node: ast.AST) -> Optional[str]:
         """Reference of a called name: imported, or a top-level class/function of this file."""
-        name = dotted(node)
+        return self._reference_of(dotted(node))
+
+    def _reference_of(self, name: Optional[str]) -> Optional[str]:
         if name is None:
             return None
         head = name.split(".", 1)[0]
@@ -322,28 +355,77 @@ class _Collector(ast.NodeVisitor):
             return self.local_definitions[head] + name[len(head):]
         return self.names.reference(name)
 
-    # --- structure -------------------------------------------------------------
+    def guards(self) -> List[Guard]:
+        """The guards of the statement being read, innermost first."""
+        return [guard for test, positive in self.branches for guard in guards_from_test(test, positive)]
 
-    def visit_Import(self, node: ast.Import) -> None:
-        for target in self.names.bind_import(node):
-            self._note_import(target)
+    # --- statements ------------------------------------------------------------
 
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        for target in self.names.bind_import_from(node):
-            self._note_import(target)
+    def _block(self, statements: Sequence[ast.stmt]) -> None:
+        for statement in statements:
+            self._statement(statement)
 
-    def _note_import(self, target: str) -> None:
-        if target.split(".", 1)[0] in self.packages:
-            self.facts.imports_mindspore = True
+    def _statement(self, node: ast.stmt) -> None:
+        kind = type(node)
+        if kind is ast.Import:
+            for target in self.names.bind_import(node):  # type: ignore[arg-type]
+                self._note_import(target)
+            self._note_aliases(node)
+        elif kind is ast.ImportFrom:
+            for target in self.names.bind_import_from(node):  # type: ignore[arg-type]
+                self._note_import(target)
+            self._note_aliases(node)
+        elif kind in _DEFINITIONS:
+            self._definition(node)
+        elif kind is ast.If:
+            self._scan(node.test)  # type: ignore[attr-defined]
+            for positive, body in ((True, node.body), (False, node.orelse)):  # type: ignore[attr-defined]
+                self.branches.insert(0, (node.test, positive))  # type: ignore[attr-defined]
+                self._block(body)
+                self.branches.pop(0)
         else:
-            self.facts.imports.append(target)
+            self._parts(node)
+            if kind is ast.Assign:
+                self._assign(node)  # type: ignore[arg-type]
 
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        if not self.scope:
-            self.facts.classes[node.name] = self._built_by(node)
-            if self._is_cell(node):
-                self.facts.cells[node.name] = node.lineno
-        self._enter(node)
+    def _parts(self, node: ast.AST) -> None:
+        """Expressions of a statement, and the statements nested in it (loops, ``with``, ``try``, ``match``)."""
+        for field_name in node._fields:
+            value = getattr(node, field_name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.stmt):
+                        self._statement(item)
+                    elif isinstance(item, (ast.excepthandler, ast.match_case)):
+                        self._parts(item)
+                    elif isinstance(item, ast.AST):
+                        self._scan(item)
+            elif isinstance(value, ast.AST) and not isinstance(value, ast.expr_context):
+                self._scan(value)
+
+    def _definition(self, node: ast.AST) -> None:
+        top_level = not self.scope
+        if top_level:
+            self.called = self._called_names(node)
+        for part in (*node.decorator_list, *getattr(node, "bases", ()), *getattr(node, "keywords", ())):  # type: ignore[attr-defined]
+            self._scan(part)
+        self.scope.append(node)
+        self.instances.append({})
+        saved, self.branches = self.branches, []
+        self._block(node.body)  # type: ignore[attr-defined]
+        self.branches = saved
+        self.instances.pop()
+        self.scope.pop()
+        if top_level:
+            built = {self._reference_of(name) for name in self.called or ()}
+            references = sorted(r for r in built if r and r.split(".", 1)[0] not in self.packages)
+            if isinstance(node, ast.ClassDef):
+                self.facts.classes[node.name] = references
+                if self._is_cell(node):
+                    self.facts.cells[node.name] = node.lineno
+            else:
+                self.facts.functions[node.name] = references  # type: ignore[attr-defined]
+            self.called = None
 
     def _is_cell(self, node: ast.ClassDef) -> bool:
         """A base is ``nn.Cell`` (any MindSpore ``nn`` class) or a Cell of this file, or it defines ``construct``."""
@@ -353,38 +435,14 @@ class _Collector(ast.NodeVisitor):
                 return True
         return any(isinstance(s, ast.FunctionDef) and s.name == "construct" for s in node.body)
 
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
-        if not self.scope:
-            self.facts.functions[node.name] = self._built_by(node)
-        self._enter(node)
+    def _note_import(self, target: str) -> None:
+        if target.split(".", 1)[0] in self.packages:
+            self.facts.imports_mindspore = True
+        else:
+            self.facts.imports.append(target)
 
-    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
-
-    def _enter(self, node: ast.AST) -> None:
-        self.scope.append(node)
-        self.instances.append({})
-        saved, self.guards = self.guards, []
-        self.generic_visit(node)
-        self.guards = saved
-        self.instances.pop()
-        self.scope.pop()
-
-    def _built_by(self, node: ast.AST) -> List[str]:
-        built = {self.reference(call.func) for call in ast.walk(node) if isinstance(call, ast.Call)}
-        return sorted(r for r in built if r and r.split(".", 1)[0] not in self.packages)
-
-    def visit_If(self, node: ast.If) -> None:
-        self.visit(node.test)
-        for positive, body in ((True, node.body), (False, node.orelse)):
-            added = list(guards_from_test(node.test, positive))
-            self.guards[:0] = added
-            for statement in body:
-                self.visit(statement)
-            del self.guards[: len(added)]
-
-    def visit_Assign(self, node: ast.Assign) -> None:
-        self.generic_visit(node)
-        if isinstance(node.value, ast.Call):
+    def _assign(self, node: ast.Assign) -> None:
+        if self.track_instances and isinstance(node.value, ast.Call):
             builder = self.reference(node.value.func)
             for target in node.targets:
                 name = dotted(target)
@@ -392,12 +450,80 @@ class _Collector(ast.NodeVisitor):
                     self.instances[-1][name] = builder
         if not self.scope and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             self._dict_config(node.targets[0].id, node.value)
-        if any(isinstance(t, ast.Subscript) and _is_environ(t.value) and _is_profiler_key(t.slice) for t in node.targets):
+        if self.sets_profiler_options and any(
+            isinstance(t, ast.Subscript) and _is_environ(t.value) and _is_profiler_key(t.slice) for t in node.targets
+        ):
             self._profiler_options(node, node.value)
 
-    def visit_Call(self, node: ast.Call) -> None:
-        self.generic_visit(node)
-        qualified = self.names.qualified(dotted(node.func))
+    # --- calls -------------------------------------------------------------------
+
+    def _called_names(self, node: ast.AST) -> set:
+        """Dotted names followed by ``(`` in a definition's lines that may name a project class or function.
+
+        Read from the text (a regular expression runs in C) rather than by walking
+        every expression, and only for names the file defines or imports from
+        outside MindSpore; a name in a string or comment can only add an edge,
+        which makes coverage wider, never a finding more.
+        """
+        pattern = self._project_names_pattern()
+        if pattern is None:
+            return set()
+        first, last = node.lineno, getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
+        segment = "\n".join(self.lines[first - 1 : last])
+        return {match.group(1) for match in pattern.finditer(segment)} - {node.name}  # type: ignore[attr-defined]
+
+    def _project_names_pattern(self) -> "Optional[re.Pattern[str]]":
+        heads = set(self.local_definitions)
+        heads.update(name for name, target in self.names.table.items() if target.split(".", 1)[0] not in self.packages)
+        key = frozenset(heads)
+        if key != getattr(self, "_pattern_key", None):
+            self._pattern_key = key
+            alternatives = "|".join(sorted(re.escape(head) for head in heads))
+            self._pattern = re.compile(rf"(?<![\w.])((?:{alternatives})(?:\.\w+)*)\s*\(") if heads else None
+        return self._pattern
+
+    def _note_aliases(self, node: ast.AST) -> None:
+        """``from mindspore import Model as M``: ``M`` now marks an interesting call too."""
+        aliases = [alias.asname for alias in node.names  # type: ignore[attr-defined]
+                   if alias.asname and alias.name.rsplit(".", 1)[-1] in _INTERESTING_CALLEES]
+        if aliases:
+            self.words = _words_pattern([*_INTERESTING_CALLEES, *aliases, *self.words.pattern.split("|")])
+
+    def _scan(self, expression: ast.AST) -> None:
+        """Read the calls of an expression whose lines mention an interesting callee."""
+        first = getattr(expression, "lineno", None)
+        if first is None:
+            self._expressions(expression)
+            return
+        last = getattr(expression, "end_lineno", None) or first
+        segment = self.lines[first - 1] if last == first else "\n".join(self.lines[first - 1 : last])
+        if self.words.search(segment):
+            self._expressions(expression)
+
+    def _expressions(self, root: ast.AST) -> None:
+        """Every call inside an expression (lambdas and comprehensions included)."""
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if type(node) is ast.Call:
+                self._call(node)  # type: ignore[arg-type]
+            for field_name in node._fields:
+                value = getattr(node, field_name, None)
+                if type(value) is list:
+                    stack.extend(item for item in value if isinstance(item, ast.AST))
+                elif isinstance(value, ast.AST) and not isinstance(value, ast.expr_context):
+                    stack.append(value)
+
+    def _call(self, node: ast.Call) -> None:
+        name = dotted(node.func)
+        if name is not None:
+            target = self.names.reference(name) or name
+            last = target.rsplit(".", 1)[-1]
+        else:
+            last = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+        if last not in _INTERESTING_CALLEES:
+            return
+        qualified = self.names.qualified(name) if name is not None else None
         if qualified:
             self._mindspore_call(node, qualified)
         attribute = node.func.attr if isinstance(node.func, ast.Attribute) else None
@@ -491,9 +617,9 @@ class _Collector(ast.NodeVisitor):
         value = literal(argument)
         line, column = self.site(node)
         if value is NOT_LITERAL:
-            site = FlagSite(line, column, value=None, expression=ast.unparse(argument), guards=list(self.guards))
+            site = FlagSite(line, column, value=None, expression=ast.unparse(argument), guards=self.guards())
         else:
-            site = FlagSite(line, column, value=bool(value), guards=list(self.guards))
+            site = FlagSite(line, column, value=bool(value), guards=self.guards())
         self.facts.autotune.append(site)
 
     def _profiler_options(self, node: ast.AST, value: ast.AST) -> None:
@@ -506,7 +632,7 @@ class _Collector(ast.NodeVisitor):
 
     def _profiler(self, node: ast.AST, kind: str, dataset: Optional[bool]) -> None:
         line, column = self.site(node)
-        self.facts.profilers.append(ProfilerSite(line, column, kind=kind, dataset=dataset, guards=list(self.guards)))
+        self.facts.profilers.append(ProfilerSite(line, column, kind=kind, dataset=dataset, guards=self.guards()))
 
     # --- configs and class counts ---------------------------------------------
 
@@ -536,12 +662,14 @@ class _Collector(ast.NodeVisitor):
         name = dotted(node.func)
         if name is None or name.rsplit(".", 1)[-1] not in RESNET50_NAMES:
             return
-        argument = next((keyword(node, k) for k in CLASS_COUNT_KEYWORDS if keyword(node, k) is not None), None)
+        given = next((k for k in CLASS_COUNT_KEYWORDS if keyword(node, k) is not None), None)
+        argument = keyword(node, given) if given else None
         if argument is None or literal(argument) is not NOT_LITERAL:
             return
         line, column = self.site(node)
         scope = [getattr(owner, "name", "") for owner in self.scope]
-        use = ClassCountUse(line, column, builder=name, expression=ast.unparse(argument), scope=scope)
+        use = ClassCountUse(line, column, builder=name, keyword=given or "", expression=ast.unparse(argument),
+                            scope=scope)
         use.loads_weights = self._loads_weights(node)
         self.facts.class_count_uses.append(use)
 
@@ -554,6 +682,10 @@ class _Collector(ast.NodeVisitor):
             isinstance(call, ast.Call) and (dotted(call.func) or "").rsplit(".", 1)[-1] in WEIGHT_LOADERS
             for call in ast.walk(body)
         )
+
+
+def _words_pattern(words: Iterable[str]) -> "re.Pattern[str]":
+    return re.compile("|".join(sorted({re.escape(word) for word in words})))
 
 
 def _argparse_dest(node: ast.Call) -> Optional[str]:

@@ -96,7 +96,7 @@ class ClassCountOrigin:
     expression: str
 
     def describe(self) -> str:
-        """``resnet50(class_num=config.class_num) at train.py:12``."""
+        """``the ResNet-50 built at train.py:12 (resnet50(class_num=config.class_num))``."""
         return f"the ResNet-50 built at {self.consumer} ({self.expression})"
 
 
@@ -125,8 +125,9 @@ class ProjectAnalysis:
                 self._by_module.setdefault(".".join(parts[start:]), []).append(relative)
         self._imports: Dict[str, Set[str]] = {}
         self._importers: Optional[Dict[str, Set[str]]] = None
-        self._closures: Dict[str, FrozenSet[str]] = {}
+        self._entries: Dict[str, FrozenSet[str]] = {}
         self._programs: Dict[str, FrozenSet[str]] = {}
+        self._mindspore_programs: Optional[FrozenSet[str]] = None
         self._cast_coverage: Optional[Dict[Tuple[str, str], Coverage]] = None
         self._origins: Optional[Dict[str, List[ClassCountOrigin]]] = None
         self._inference: Any = None
@@ -171,42 +172,53 @@ class ProjectAnalysis:
             self._imports[relative] = found
         return self._imports[relative]
 
-    def importers_of(self, relative: str) -> Set[str]:
+    def importers_of(self, relative: str) -> FrozenSet[str]:
         """Files that import ``relative``, directly or not, and the file itself (the entries of its programs)."""
+        if relative not in self._entries:
+            self._entries[relative] = frozenset(_reach([relative], self._direct_importers))
+        return self._entries[relative]
+
+    def _direct_importers(self, relative: str) -> Set[str]:
         if self._importers is None:
             self._importers = {name: set() for name in self.facts}
             for name in self.facts:
                 for imported in self.imports_of(name):
                     self._importers[imported].add(name)
-        return _reach(relative, lambda name: self._importers.get(name, set()))  # type: ignore[union-attr]
+        return self._importers.get(relative, set())
 
     def closure(self, relative: str) -> FrozenSet[str]:
         """The program whose entry is ``relative``: it and everything it imports, directly or not."""
-        if relative not in self._closures:
-            self._closures[relative] = frozenset(_reach(relative, self.imports_of))
-        return self._closures[relative]
+        return frozenset(_reach([relative], self.imports_of))
 
     def program_files(self, relative: str) -> FrozenSet[str]:
-        """Every file that shares a program with ``relative``."""
+        """Every file that shares a program with ``relative`` (one walk from all the entries of its programs).
+
+        The relation is symmetric, so questions about many files are asked of the
+        few files that hold a fact (an AMP level, a profiler, a config value) instead.
+        """
         if relative not in self._programs:
-            files: Set[str] = set()
-            for entry in self.importers_of(relative):
-                files |= self.closure(entry)
-            self._programs[relative] = frozenset(files)
+            self._programs[relative] = frozenset(_reach(self.importers_of(relative), self.imports_of))
         return self._programs[relative]
+
+    def sharing_program(self, relative: str, holders: Iterable[str]) -> List[str]:
+        """The ``holders`` that share a program with ``relative``, in path order."""
+        return sorted(holder for holder in holders if relative in self.program_files(holder))
 
     def is_mindspore_code(self, relative: str) -> bool:
         """The file, or a file it shares a program with, imports MindSpore (or mindcv, mindformers, ...)."""
-        if relative not in self.facts:
-            return False
-        return any(self.facts[name].imports_mindspore for name in self.program_files(relative))
+        if self._mindspore_programs is None:
+            users = [name for name, facts in self.facts.items() if facts.imports_mindspore]
+            entries = _reach(users, self._direct_importers)
+            self._mindspore_programs = frozenset(_reach(entries, self.imports_of))
+        return relative in self._mindspore_programs
 
     # --- config values ----------------------------------------------------------------
 
     def config_values(self, relative: str, key: str) -> List[ConfigValue]:
         """Values configured for ``key`` that reach programs holding ``relative``."""
         values: List[ConfigValue] = []
-        for name in sorted(self.program_files(relative)):
+        holders = [name for name, facts in self.facts.items() if any(e.key == key for e in facts.config_entries)]
+        for name in self.sharing_program(relative, holders):
             for entry in self.facts[name].config_entries:
                 if entry.key == key:
                     source = "argparse default" if entry.owner == "argparse" else f"{entry.owner}[{key!r}]"
@@ -247,7 +259,8 @@ class ProjectAnalysis:
 
     def amp_judgements(self, relative: str) -> List[AmpJudgement]:
         """Every AMP level / precision knob in the programs holding ``relative``, judged (in path order)."""
-        return [self._judge_amp(name, site) for name in sorted(self.program_files(relative))
+        holders = [name for name, facts in self.facts.items() if facts.amp]
+        return [self._judge_amp(name, site) for name in self.sharing_program(relative, holders)
                 for site in self.facts[name].amp]
 
     def _judge_amp(self, relative: str, site: AmpSite) -> AmpJudgement:
@@ -303,7 +316,8 @@ class ProjectAnalysis:
     def profilers_elsewhere(self, relative: str) -> List[RemoteProfiler]:
         """Profiling started in other files of the programs holding ``relative`` (not switched off by config)."""
         found = []
-        for name in sorted(self.program_files(relative) - {relative}):
+        holders = [name for name, facts in self.facts.items() if facts.profilers and name != relative]
+        for name in self.sharing_program(relative, holders):
             for site in self.facts[name].profilers:
                 if not self._guard_is_off(name, site):
                     found.append(RemoteProfiler(site.kind, Where(name, site.line, site.column), site.dataset,
@@ -338,7 +352,7 @@ class ProjectAnalysis:
                     consumer = Where(name, use.line, use.column)
                     self._origins.setdefault(origin, []).append(
                         ClassCountOrigin(inferred.line, inferred.column, inferred.how, consumer,
-                                         f"{use.builder}(...={use.expression})"))
+                                         f"{use.builder}({use.keyword}={use.expression})"))
         return self._origins.get(relative, [])
 
     def inference(self) -> Any:
@@ -471,9 +485,10 @@ def _truthy(value: Any) -> Any:
     return bool(value) if isinstance(value, (bool, int)) else value
 
 
-def _reach(start: str, neighbours: Any) -> Set[str]:
-    seen = {start}
-    stack = [start]
+def _reach(starts: Iterable[str], neighbours: Any) -> Set[str]:
+    """Every node reachable from any of ``starts`` (included) through ``neighbours``: one walk, O(nodes + edges)."""
+    seen = set(starts)
+    stack = list(seen)
     while stack:
         for name in neighbours(stack.pop()):
             if name not in seen:

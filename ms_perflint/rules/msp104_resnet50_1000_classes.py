@@ -241,6 +241,16 @@ class Resnet50ThousandClasses(Rule):
             (`torchvision.models.resnet50`, `timm`, `paddle`, `tensorflow`/`keras`, ...)
             are never reported, even in a file that also imports MindSpore; other
             imported `resnet50`s are taken to be model-zoo code.
+
+            Across files (project mode, the default of the CLI and the flake8 plugin):
+            a class count passed by keyword from a value the call's file cannot see
+            (`resnet50(class_num=config.class_num)`, `args.class_num`) is followed to
+            where its `1000` is written -- a dict or EasyDict config, a dataclass or
+            class default, a module constant, an argparse default -- and reported
+            there, naming the call; a ResNet-50 YAML config (`net_name: resnet50` or
+            `model: resnet50` with `class_num`/`num_classes: 1000`, no pretrained
+            weights or checkpoint) is reported at the value, with the same fix. See
+            docs/project.md.
         """,
         why_bad="""
             MindSpore's ResNet-50 for Ascend inherits TensorFlow's optimisation for 1001
@@ -432,6 +442,7 @@ class Resnet50ThousandClasses(Rule):
             self._report_site(site)
 
     def finish(self) -> None:
+        self._report_project_origins()
         for name, builder in self._builders.items():
             if builder.default is None or name in self._defaults_needed_by_weights:
                 continue
@@ -444,6 +455,21 @@ class Resnet50ThousandClasses(Rule):
                     f"{name} builds ResNet-50 with {keyword}={IMAGENET_CLASSES} by default; {CONVENTION}",
                     _literal_fix(builder.default),
                 )
+
+    def _report_project_origins(self) -> None:
+        """Project mode: a literal 1000 here that reaches a ResNet-50's class count (a config, an argparse default)."""
+        project = self.context.project
+        origins = project.class_count_origins() if project is not None else []
+        if not origins:
+            return
+        from ms_perflint.project.nodes import integers_at
+
+        literals = integers_at(self.context.module, [(origin.line, origin.column) for origin in origins])
+        for origin in origins:
+            node = literals.get((origin.line, origin.column))
+            if node is not None:
+                message = f"{IMAGENET_CLASSES} here ({origin.how}) becomes the class count of {origin.describe()}; {CONVENTION}"
+                self.report(node, message, _literal_fix(node))
 
     # --- reporting ----------------------------------------------------------------
 
