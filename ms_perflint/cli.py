@@ -193,7 +193,12 @@ def lint_stdin(args: argparse.Namespace, config, settings) -> list:
     name = args.stdin_filename or "-"
     if args.stdin_filename and config.force_exclude and config.is_excluded_with_parents(name):
         return []
-    return [lint_source(sys.stdin.buffer.read(), name, settings)]
+    data = sys.stdin.buffer.read()
+    if name.lower().endswith(".ipynb"):
+        from ms_perflint.notebook import lint_notebook
+
+        return [lint_notebook(data, name, settings)]
+    return [lint_source(data, name, settings)]
 
 
 def write_report(results: list, args: argparse.Namespace, settings) -> None:

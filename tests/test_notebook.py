@@ -464,6 +464,13 @@ def test_cli_reports_notebook_findings_by_cell_and_continues_past_a_broken_noteb
     assert "Traceback" not in completed.stderr
 
 
+def test_cli_reads_a_notebook_from_standard_input_by_its_stdin_filename(tmp_path: Path):
+    text = as_jupyter_writes_it(notebook([code(IMPORTS), code("cfg = CheckpointConfig()")]))
+    completed = run_cli("--quiet", "--isolated", "-", "--stdin-filename", "course.ipynb", cwd=tmp_path, stdin=text)
+    assert completed.returncode == 1, completed.stderr
+    assert completed.stdout.startswith("course.ipynb:cell 2:1:7: MSP103 [*] ")
+
+
 def test_engine_lint_file_reads_notebooks(tmp_path: Path):
     path = tmp_path / "course.ipynb"
     path.write_text(as_jupyter_writes_it(notebook([code(IMPORTS + ["\n", "c = CheckpointConfig()"])])), encoding="utf-8")
