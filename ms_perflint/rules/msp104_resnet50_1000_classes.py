@@ -467,7 +467,7 @@ class Resnet50ThousandClasses(Rule):
         literals = integers_at(self.context.module, [(origin.line, origin.column) for origin in origins])
         for origin in origins:
             node = literals.get((origin.line, origin.column))
-            if node is not None:
+            if node is not None and _is_imagenet_count(self.context.value_of(node)):  # the index may predate a fix
                 message = f"{IMAGENET_CLASSES} here ({origin.how}) becomes the class count of {origin.describe()}; {CONVENTION}"
                 self.report(node, message, _literal_fix(node))
 
