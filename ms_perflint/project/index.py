@@ -127,6 +127,7 @@ class ProjectIndex:
         #: How many files this refresh had to read / parse (for tests and ``--statistics``-style notes).
         self.read_count = 0
         self.parsed_count = 0
+        self._digest: Optional[str] = None
 
     # --- paths ---------------------------------------------------------------
 
@@ -153,8 +154,10 @@ class ProjectIndex:
         A result cache must include it in the key of any file linted with the
         project: a finding in ``model.py`` may depend on ``train.py``.
         """
-        joined = "\n".join(f"{path}:{record.digest}" for path, record in sorted(self.files.items()))
-        return hashlib.sha256(f"{_format()}:{__version__}\n{joined}".encode()).hexdigest()
+        if self._digest is None:
+            joined = "\n".join(f"{path}:{record.digest}" for path, record in sorted(self.files.items()))
+            self._digest = hashlib.sha256(f"{_format()}:{__version__}\n{joined}".encode()).hexdigest()
+        return self._digest
 
     # --- building ----------------------------------------------------------------
 
@@ -171,6 +174,7 @@ class ProjectIndex:
                 previous[p].digest != r.digest or previous[p].mtime_ns != r.mtime_ns for p, r in current.items()
             )
             self.files = current
+            self._digest = None
             if changed:
                 self._save()
         return self
