@@ -283,7 +283,8 @@ def test_view_lists_covering_mechanisms_of_other_files_with_the_o1_white_list_fl
     analysis = analysis_of(tmp_path, base_files(**{"train.py": train}))
     mechanisms = ProjectView(analysis, "src/model.py").amp_mechanisms()
     assert [(str(m.coverage), m.level) for m in mechanisms] == [
-        ("covered by auto_mixed_precision(net, 'O1') at train.py:4", "O1"),
+        ("covered by auto_mixed_precision(net, 'O1') at train.py:4 (O1 casts only nn.Dense, MatMul and BatchMatMul)",
+         "O1"),
         ("covered by Model(amp_level='O3') at train.py:5", None),  # amp_level passed by position (7th)
     ]
     assert ProjectView(analysis, "train.py").amp_mechanisms() == []  # its own file is the rule's business

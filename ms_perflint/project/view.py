@@ -25,6 +25,7 @@ from ms_perflint.project.index import ProjectIndex
 
 #: AMP levels that run Dense/MatMul in float16 (RULES.md: O1 and auto through the white list).
 COVERING_AMP_LEVELS = frozenset(("O1", "O2", "O3", "AUTO"))
+O1_NOTE = "O1 casts only nn.Dense, MatMul and BatchMatMul"
 #: Ascend precision modes that keep an fp32 MatMul in fp32 (as MSP101 decides: any other mode casts).
 FP32_PRECISION_MODES = ("must_keep_origin_dtype", "force_fp32")
 #: The rule that reports class counts wherever their literal is (MSP104 resnet50-1000-classes).
@@ -268,7 +269,8 @@ class ProjectAnalysis:
         if site.level is not None:
             mechanism = _describe_amp(site, repr(site.level))
             if _covering_level(site.kind, site.level):
-                return AmpJudgement(Coverage(mechanism, where), _amp_level(site.kind, site.level))
+                level = _amp_level(site.kind, site.level)
+                return AmpJudgement(Coverage(mechanism, where, O1_NOTE if level else ""), level)
             return AmpJudgement(None, None, f"{mechanism} at {where} keeps fp32")
         mechanism = _describe_amp(site, site.expression)
         key = config_key(site.expression)
@@ -277,7 +279,8 @@ class ProjectAnalysis:
         if covering:
             levels = {_amp_level(site.kind, v.value) for v in covering}
             level = levels.pop() if len(levels) == 1 else None  # O1 in one config, O2 in another: all ops
-            return AmpJudgement(Coverage(mechanism, where, f"{covering[0]}"), level)
+            detail = f"{covering[0]}; {O1_NOTE}" if level else f"{covering[0]}"
+            return AmpJudgement(Coverage(mechanism, where, detail), level)
         if values:
             listed = ", ".join(str(v) for v in values)
             return AmpJudgement(None, None, f"{mechanism} at {where} keeps fp32: every configured value keeps fp32 ({listed})")
