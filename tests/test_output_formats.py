@@ -292,3 +292,13 @@ def test_nothing_printed_to_stdout_but_the_report(project: Path):
         assert completed.returncode == 2 and completed.stdout == ""
         completed = run_cli("--output-format", output_format, ".", cwd=project)
         json.loads(completed.stdout)
+
+
+def test_json_is_the_same_when_results_come_from_the_cache(tmp_path: Path):
+    """A cached finding keeps no fix transform; the report re-lints the file for its edits."""
+    (tmp_path / "train.py").write_text(TRAIN)
+    first = run_cli("--output-format", "json", "train.py", cwd=tmp_path)
+    second = run_cli("--output-format", "json", "train.py", cwd=tmp_path)
+    assert first.returncode == second.returncode == 1
+    assert json.loads(second.stdout) == json.loads(first.stdout)
+    assert all(finding["fix"]["edits"] for finding in json.loads(second.stdout))
