@@ -29,7 +29,6 @@ from ms_perflint.edits import mindspore_attribute
 from ms_perflint.imports import dotted_name
 from ms_perflint.rule import Fix, FixAvailability, FixSafety, Invalid, Option, Rule, RuleDocs, Valid
 from ms_perflint.values import UNKNOWN, evaluate, module_constants
-from ms_perflint.walker import walk
 
 # --- What the rule looks for (canonical names, checked on MindSpore 2.10) -------------
 
@@ -368,11 +367,13 @@ class Fp32Matmul(Rule):
               value except "must_keep_origin_dtype" and "force_fp32",
               `matmul_allow_hf32(True)`, or the same keys in
               `set_context(ascend_config={...})`;
-            - for primitives, functional calls and `@`: an operand cast in the same
-              function with `ops.cast(x, dtype)`, `x.astype(dtype)`, a Cast primitive
-              attribute (`self.cast(x, mstype.float16)`), or a name assigned from such a
-              cast. For a primitive, one casting call site (`self.matmul(...)`) anywhere in
-              the class is enough.
+            - for primitives, functional calls and `@`: an operand that is a cast --
+              `ops.cast(x, dtype)`, `x.astype(dtype)`, a Cast primitive attribute
+              (`self.cast(x, mstype.float16)`) -- or a name assigned one in the same
+              function, or a view of it (`k.T`, `k.transpose(...)`, `k[0]`). A cast inside
+              another call (`softmax(ops.cast(x, mstype.float32))`) chose that call's dtype
+              and does not count. For a primitive, one casting call site
+              (`self.matmul(...)`) anywhere in the class is enough.
 
             Any explicit dtype decision counts, including a float32 one: public code keeps
             hundreds of classifier heads in fp32 on purpose (`.to_float(mstype.float32)`,
@@ -1081,20 +1082,33 @@ class Fp32Matmul(Rule):
 
     # --- end of file: facts, decision, findings ---------------------------------------------
 
+    def facts(self) -> FileFacts:
+        """What the walk established about this file (call once the walk is over)."""
+        return _FactBuilder(self._seen, self.context.module, self.context.qualified_name).build()
+
     def finish(self) -> None:
-        facts = _FactBuilder(self._seen, self.context.module, self.context.qualified_name).build()
+        facts = self.facts()
         target = self.option("ascend-target")
         uncovered = [site for site, mark in covering_marks(facts, target) if mark is None]
         if not uncovered:
             return
         float16, imports = mindspore_attribute(self.context.imports, "mindspore.float16")
-        float16_text = cst.Module([]).code_for_node(float16)
+        fixable = not (imports and self._binds_anywhere(_root_name(float16)))
+        float16_text = cst.Module([]).code_for_node(float16) if fixable else "mindspore.float16"
         partial = partial_amp(facts)
         for site in uncovered:
             fix = None
-            if site.kind is SiteKind.CELL:
+            if site.kind is SiteKind.CELL and fixable:
                 fix = Fix(site.node, _chain_to_float(float16), FixSafety.UNSAFE, "Chain `.to_float(float16)`", imports)
             self.report(site.node, _message(site, float16_text, partial), fix)
+
+    def _binds_anywhere(self, name: str) -> bool:
+        """Does the file use ``name`` for something of its own (``ms = 3``, ``def ms()``)?
+
+        Then a new ``import mindspore as ms`` would be shadowed, or shadow it: no fix.
+        """
+        seen = self._seen
+        return name in seen.local_classes or name in seen.local_functions or any(name in b for b in seen.bindings.values())
 
 
 def _message(site: MatmulSite, float16: str, partial: bool) -> str:
@@ -1114,6 +1128,13 @@ def _message(site: MatmulSite, float16: str, partial: bool) -> str:
     if partial:
         advice += " O2/O3/auto (the file's AMP white list does not include it)"
     return f"{subject}, much slower than float16 on Ascend's Cube unit; {advice}"
+
+
+def _root_name(expression: cst.BaseExpression) -> str:
+    """``ms`` for ``ms.float16``."""
+    while isinstance(expression, cst.Attribute):
+        expression = expression.value
+    return expression.value if isinstance(expression, cst.Name) else ""
 
 
 def _chain_to_float(float16: cst.BaseExpression):
@@ -1214,18 +1235,34 @@ class _FactBuilder:
     def casts_an_operand(
         self, operands: Sequence[cst.BaseExpression], function: Optional[cst.FunctionDef], owner: str
     ) -> bool:
-        """Is any operand (or a name it uses, assigned in ``function``) a MindSpore cast?"""
-        seen: Set[str] = set()
-        pending = list(operands)
-        while pending:
-            calls, names = _calls_and_names(pending.pop())
-            if any(self._is_cast(call, owner) for call in calls):
-                return True
-            for name in names - seen:
-                seen.add(name)
-                values = self.seen.bindings.get(function, {}).get(name, []) if function is not None else []
-                pending.extend(value for value in values if value is not None)
-        return False
+        """Is any operand a MindSpore cast, a view of one, or a name assigned one in ``function``?"""
+        return any(self._is_cast_value(operand, function, owner, set()) for operand in operands)
+
+    def _is_cast_value(
+        self, expression: cst.BaseExpression, function: Optional[cst.FunctionDef], owner: str, seen: Set[str]
+    ) -> bool:
+        """``ops.cast(k, d)``, ``k.T`` / ``k.transpose(...)`` / ``k[0]`` where ``k = ops.cast(...)``.
+
+        A cast buried in another call's arguments (``softmax(ops.cast(x, mstype.float32))``)
+        does not count: it chose the dtype of that call, not of this MatMul.
+        """
+        node = expression
+        while not isinstance(node, cst.Name):
+            if isinstance(node, cst.Call):
+                if self._is_cast(node, owner):
+                    return True
+                if not isinstance(node.func, cst.Attribute) or self.qualified_name(node.func) is not None:
+                    return False
+                node = node.func.value  # a method of the value: k.transpose(0, 2, 1)
+            elif isinstance(node, (cst.Attribute, cst.Subscript)):
+                node = node.value
+            else:
+                return False
+        if function is None or node.value in seen:
+            return False
+        seen.add(node.value)
+        values = self.seen.bindings.get(function, {}).get(node.value, [])
+        return any(value is not None and self._is_cast_value(value, function, owner, seen) for value in values)
 
     def _is_cast(self, call: cst.Call, owner: str) -> bool:
         func = call.func
@@ -1433,29 +1470,3 @@ def _dict_entries(expression: cst.BaseExpression, static) -> Optional[Dict[str, 
             entries[arg.keyword.value] = static(arg.value)
         return entries
     return None
-
-
-class _CallsAndNames(cst.CSTVisitor):
-    """Collects the calls and the plain names (not attribute names) in an expression."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: List[cst.Call] = []
-        self.names: Set[str] = set()
-        self._attribute_names: Set[int] = set()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self._attribute_names.add(id(node.attr))
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if id(node) not in self._attribute_names:
-            self.names.add(node.value)
-
-
-def _calls_and_names(expression: cst.BaseExpression) -> Tuple[List[cst.Call], Set[str]]:
-    collector = _CallsAndNames()
-    walk(expression, collector)
-    return collector.calls, collector.names
