@@ -7,10 +7,15 @@ at the call, column 5 of ``x = CheckpointConfig(...)``.
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 from typing import Dict, List, Tuple
 
+from hypothesis import given, settings as hypothesis_settings, strategies as st
+
+from ms_perflint.add_noqa import add_noqa_to_text
+from ms_perflint.noqa import LineSuppressions
 from tests.conftest import run_cli, run_flake8
 
 IMPORT = "from mindspore.train import CheckpointConfig\n"
@@ -207,3 +212,47 @@ def test_add_noqa_does_not_edit_a_noqa_inside_a_string(tmp_path: Path):
     assert completed.returncode == 1
     assert "outside a comment" in completed.stderr
     assert path.read_text() == source
+
+
+# --------------------------------------------------------------------------- --add-noqa on generated files
+
+FRAGMENTS = [
+    "x = 1\n",
+    "y = f(\n    1,\n)\n",
+    's = """\nabc # noqa\n"""\n',
+    "z = 1 + \\\n    2\n",
+    "w = 2  # a comment   \n",
+    "v = 3  # noqa: E501\n",
+    "if True:\n    u = 4\n",
+    "# a comment line\n",
+    "\n",
+    "\x0c\n",
+]
+
+
+@st.composite
+def files_and_findings(draw):
+    text = "".join(draw(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=12)))
+    if draw(st.booleans()):
+        text = text.replace("\n", "\r\n")
+    lines = text.count("\n")
+    findings = draw(
+        st.lists(st.tuples(st.integers(1, lines), st.sampled_from(["MSP101", "MSP103", "MSP104"])), max_size=8)
+    )
+    return text, findings
+
+
+@hypothesis_settings(max_examples=300, deadline=None)
+@given(files_and_findings())
+def test_add_noqa_suppresses_every_finding_and_changes_only_comments(case):
+    text, findings = case
+    outcome = add_noqa_to_text(text, findings)
+    assert outcome.problems == []
+    suppressions = LineSuppressions(outcome.text)
+    for line, code in findings:
+        assert suppressions.is_suppressed(line, code), (line, code, outcome.text)
+    assert ast.dump(ast.parse(outcome.text)) == ast.dump(ast.parse(text))
+    assert outcome.text.count("\n") == text.count("\n")
+    assert ("\r\n" in outcome.text) == ("\r\n" in text)
+    again = add_noqa_to_text(outcome.text, findings)
+    assert again.added == 0 and again.text == outcome.text
