@@ -17,8 +17,6 @@ Importing this module is cheap (no libcst): the flake8 plugin loads it for every
 
 from __future__ import annotations
 
-import configparser
-import difflib
 import fnmatch
 import os
 import re
@@ -231,6 +229,8 @@ def _read_toml_table(path: Path, text: str) -> Optional[Dict[str, Any]]:
 
 
 def _read_ini_section(path: Path, text: str) -> Optional[Dict[str, Any]]:
+    import configparser  # late: most projects configure us in pyproject.toml
+
     parser = configparser.RawConfigParser()
     parser.optionxform = str  # type: ignore[assignment,method-assign]  # keep the key as written
     try:
@@ -285,6 +285,8 @@ def parse_table(table: Mapping[str, Any], path: Path) -> Config:
 
 
 def _unknown_key_message(path: Path, section: str, name: str) -> str:
+    import difflib
+
     known = known_keys()
     close = difflib.get_close_matches(name.replace("_", "-"), known, n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else ""
