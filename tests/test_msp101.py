@@ -1032,3 +1032,228 @@ def test_fixture_findings_disappear_when_their_covering_mechanism_is_removed(cas
     before = len(findings(text))
     assert old in text
     assert len(findings(text.replace(old, new))) > before
+
+
+# --- real MindSpore 2.10 (tox -e mindspore): the facts the rule relies on --------------------------
+
+#: One network using every MatMul spelling; each result variable names the op it exercises.
+PROBE_NET = """\
+import numpy as np
+import mindspore as ms
+from mindspore import mint, nn, ops
+
+SEEN = []
+
+
+class Probe(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.dense = nn.Dense(4, 4)
+        self.linear = mint.nn.Linear(4, 4)
+        self.nn_matmul = nn.MatMul()
+        self.matmul = ops.MatMul()
+        self.batch_matmul = ops.BatchMatMul()
+        self.w = ms.Parameter(ms.Tensor(np.ones((4, 4), np.float32)))
+        self.b = ms.Parameter(ms.Tensor(np.ones((4,), np.float32)))
+
+    def construct(self, x, x3, w3):
+        dense = self.dense(x)
+        linear = self.linear(x)
+        nn_matmul = self.nn_matmul(x, self.w)
+        matmul = self.matmul(x, self.w)
+        batch_matmul = self.batch_matmul(x3, w3)
+        ops_matmul = ops.matmul(x, self.w)
+        mint_matmul = mint.matmul(x, self.w)
+        ops_bmm = ops.bmm(x3, w3)
+        mint_bmm = mint.bmm(x3, w3)
+        ops_mm = ops.mm(x, self.w)
+        mint_mm = mint.mm(x, self.w)
+        ops_dense = ops.dense(x, self.w, self.b)
+        operator = x @ self.w
+        tensor_matmul = x.matmul(self.w)
+        return dense, linear, nn_matmul, matmul, batch_matmul, ops_matmul, mint_matmul, ops_bmm, mint_bmm, ops_mm, mint_mm, ops_dense, operator, tensor_matmul
+"""
+PROBE_OPS = {
+    "dense": "mindspore.nn.Dense",
+    "linear": "mindspore.nn.Linear",
+    "nn_matmul": "mindspore.nn.MatMul",
+    "matmul": "mindspore.ops.MatMul",
+    "batch_matmul": "mindspore.ops.BatchMatMul",
+    "ops_matmul": "mindspore.ops.matmul",
+    "mint_matmul": "mindspore.mint.matmul",
+    "ops_bmm": "mindspore.ops.bmm",
+    "mint_bmm": "mindspore.mint.bmm",
+    "ops_mm": "mindspore.ops.mm",
+    "mint_mm": "mindspore.mint.mm",
+    "ops_dense": "mindspore.ops.dense",
+    "operator": "@",
+    "tensor_matmul": "Tensor.matmul",
+}
+
+
+def import_from(folder: Path, name: str, source: str):
+    """Write ``source`` as ``<folder>/<name>.py`` and import it (MindSpore's rewrite and graph mode read the file)."""
+    import importlib
+    import sys
+
+    (folder / f"{name}.py").write_text(source)
+    sys.path.insert(0, str(folder))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(folder))
+
+
+class _CastAnalysis:
+    """Reads the source MindSpore generates for an O1 network: which results come from cast inputs."""
+
+    def __init__(self, module_source: str) -> None:
+        import ast
+
+        self.ast = ast
+        tree = ast.parse(module_source)
+        self.functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+        self.classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+
+    def _calls_amp_cast(self, node, seen) -> bool:
+        ast = self.ast
+        for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
+            name = call.func.id if isinstance(call.func, ast.Name) else None
+            if name == "amp_cast":
+                return True
+            if name in self.functions and name not in seen:
+                seen.add(name)
+                if self._calls_amp_cast(self.functions[name], seen):
+                    return True
+        return False
+
+    def cell_casts(self, class_name: str) -> bool:
+        construct = next(n for n in self.classes[class_name].body if getattr(n, "name", "") == "construct")
+        return self._calls_amp_cast(construct, set())
+
+    def covered_results(self, network) -> set:
+        ast = self.ast
+        construct = next(n for n in self.classes[type(network).__name__].body if getattr(n, "name", "") == "construct")
+        assigned = {}
+        for statement in construct.body:
+            if isinstance(statement, ast.Assign) and isinstance(statement.targets[0], ast.Name):
+                assigned.setdefault(statement.targets[0].id, statement.value)
+        cast_names = {name for name, value in assigned.items() if isinstance(value, ast.Call) and getattr(value.func, "id", "") == "amp_cast"}
+        covered = set()
+        for result in PROBE_OPS:
+            value = assigned[result]
+            operands = list(value.args) if isinstance(value, ast.Call) else [value.left, value.right]
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "matmul" and getattr(value.func.value, "id", "") == "x":
+                operands.append(value.func.value)
+            if any(isinstance(o, ast.Name) and o.id in cast_names for o in operands):
+                covered.add(result)
+            elif isinstance(value, ast.Call) and getattr(value.func, "id", "") in self.functions:
+                if self._calls_amp_cast(self.functions[value.func.id], {value.func.id}):
+                    covered.add(result)
+            elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and getattr(value.func.value, "id", "") == "self":
+                cell = getattr(network, value.func.attr)
+                if type(cell).__name__ in self.classes and self.cell_casts(type(cell).__name__):
+                    covered.add(result)
+        return covered
+
+
+@pytest.mark.mindspore
+def test_amp_o1_casts_exactly_the_ops_the_rule_says_it_covers(tmp_path: Path):
+    import inspect
+
+    from mindspore import amp
+
+    probe = import_from(tmp_path, "msp101_o1_probe", PROBE_NET)
+    network = amp.auto_mixed_precision(probe.Probe(), "O1")
+    analysis = _CastAnalysis(inspect.getsource(inspect.getmodule(type(network))))
+    covered = analysis.covered_results(network)
+    assert "matmul" in covered and "operator" not in covered  # the analysis sees both kinds
+    assert {PROBE_OPS[result] for result in covered} == set(O1_COVERS)
+
+
+@pytest.mark.mindspore
+@pytest.mark.parametrize("level", ["O2", "O3", "auto"])
+def test_amp_o2_o3_and_auto_run_every_matmul_in_float16(tmp_path: Path, level: str):
+    import numpy as np
+    import mindspore as ms
+    from mindspore import amp
+
+    recording = PROBE_NET.replace(
+        "        return dense, linear,",
+        "        SEEN.append({name: value.dtype for name, value in locals().items() if name in RESULTS})\n        return dense, linear,",
+    ).replace("SEEN = []", f"SEEN = []\nRESULTS = {sorted(PROBE_OPS)!r}")
+    probe = import_from(tmp_path, f"msp101_probe_{level.lower()}", recording.replace("mint_mm = mint.mm(x, self.w)", "mint_mm = ops.mm(x, self.w)"))
+    previous = ms.get_context("mode")
+    ms.set_context(mode=ms.PYNATIVE_MODE)  # construct runs as Python, so it can record its values' dtypes
+    try:
+        network = amp.auto_mixed_precision(probe.Probe(), level)
+        x, x3 = ms.Tensor(np.ones((2, 4), np.float32)), ms.Tensor(np.ones((2, 4, 4), np.float32))
+        network(x, x3, x3)
+    finally:
+        ms.set_context(mode=previous)
+    (seen,) = probe.SEEN
+    assert set(seen) == set(PROBE_OPS)
+    not_half = {name for name, dtype in seen.items() if dtype != ms.float16 and name not in ("dense", "ops_dense")}
+    assert not_half == set()  # (Dense layers add a float32 bias after the float16 product under "auto")
+
+
+@pytest.mark.mindspore
+def test_dense_and_linear_take_dtype_where_the_rule_looks_for_it():
+    import inspect
+
+    from mindspore import mint, nn
+
+    from ms_perflint.rules.msp101_fp32_matmul import CELL_OPS
+
+    assert mint.nn.Linear is nn.Linear
+    for layer, qualified in ((nn.Dense, "mindspore.nn.Dense"), (nn.Linear, "mindspore.nn.Linear")):
+        parameters = list(inspect.signature(layer.__init__).parameters)[1:]  # without self
+        assert parameters.index("dtype") == CELL_OPS[qualified]
+
+
+@pytest.mark.mindspore
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_fixed_layers_run_in_float16_where_casting_only_the_input_fails(tmp_path: Path, mode: str):
+    import numpy as np
+    import mindspore as ms
+
+    source = """\
+        from mindspore import mint, nn, ops
+        from mindspore.common import dtype as mstype
+        class Head(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(16, 16)
+                self.proj = mint.nn.Linear(16, 16)
+            def construct(self, x):
+                return self.fc(x), self.proj(x)
+        class InputOnly(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.proj = mint.nn.Linear(16, 16)
+            def construct(self, x):
+                return self.proj(ops.cast(x, mstype.float16))
+        """
+    text = unsafe_fixed(source)
+    assert text.count(".to_float(mstype.float16)") == 3
+    module = import_from(tmp_path, f"msp101_fixed_{mode}", text)
+    previous = ms.get_context("mode")
+    ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+    try:
+        x = ms.Tensor(np.ones((2, 16), np.float32))
+        assert [out.dtype for out in module.Head()(x)] == [ms.float16, ms.float16]
+        unfixed = import_from(tmp_path, f"msp101_unfixed_{mode}", textwrap.dedent(source))
+        with pytest.raises(TypeError):
+            unfixed.InputOnly()(x).asnumpy()  # the weight stays float32: why the fix never casts only the input
+    finally:
+        ms.set_context(mode=previous)
+
+
+@pytest.mark.mindspore
+def test_to_float_and_add_flags_recursive_return_the_cell_so_chains_name_it():
+    import mindspore as ms
+    from mindspore import nn
+
+    dense = nn.Dense(16, 16)
+    assert dense.to_float(ms.float16) is dense
+    assert dense.add_flags_recursive(fp32=True) is dense
