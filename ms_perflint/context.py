@@ -132,6 +132,10 @@ class FileContext:
             return UNKNOWN
         return evaluate(node, self._lookup)
 
+    def constant_value_of(self, node: cst.BaseExpression) -> object:
+        """Like :meth:`value_of` but without parameter defaults: for settings a caller may override."""
+        return evaluate(node, self._constants.get)
+
     def _lookup(self, name: str) -> Optional[cst.BaseExpression]:
         for function in reversed([n for n in self.ancestors if isinstance(n, cst.FunctionDef)]):
             # Each answer walks the function body: remember it (rules ask about the same names again and again).

@@ -28,7 +28,7 @@ from ms_perflint.callargs import argument, has_double_star, has_star_args
 from ms_perflint.edits import mindspore_attribute
 from ms_perflint.imports import dotted_name
 from ms_perflint.rule import Fix, FixAvailability, FixSafety, Invalid, Option, Rule, RuleDocs, Valid
-from ms_perflint.values import UNKNOWN, evaluate, module_constants
+from ms_perflint.values import UNKNOWN
 
 # --- What the rule looks for (canonical names, checked on MindSpore 2.10) -------------
 
@@ -245,7 +245,7 @@ def _global_covers(global_mark: GlobalMark, op: str) -> bool:
 
 
 def partial_amp(facts: FileFacts) -> bool:
-    """The file enables AMP only through a white list (O1 or custom), which did not cover a site."""
+    """The file enables AMP through a white list (O1, custom): messages then say it lacks the op."""
     return any(global_mark.covers is not None for global_mark in facts.global_marks)
 
 
@@ -768,7 +768,6 @@ class Fp32Matmul(Rule):
         self._scopes: List[cst.CSTNode] = [context.module]
         #: (node, name) of the classes and module-level functions being walked.
         self._builders: List[Tuple[cst.CSTNode, str]] = []
-        self._constants: Optional[Dict[str, cst.BaseExpression]] = None
 
     # --- the walk: scopes, names, bindings ----------------------------------------
 
@@ -875,7 +874,7 @@ class Fp32Matmul(Rule):
     def _note_method_call(self, node: cst.Call, func: cst.Attribute) -> None:
         method = func.attr.value
         if method in ("to_float", "add_flags_recursive"):
-            mark = _dtype_decision(node, method, self._static)
+            mark = self._dtype_decision(node, method)
             if mark is not None:
                 owner = self._owner_name()
                 self._seen.receivers.append(_Receiver(func.value, self._scopes[-1], owner, mark))
@@ -933,7 +932,7 @@ class Fp32Matmul(Rule):
         pending = _PendingSite(site, self.context.enclosing_function(), operands, callee_head=callee_head)
         if kind is SiteKind.CELL:
             assert isinstance(node, cst.Call)
-            site.own_mark = self._chained_mark() or _explicit_dtype(node, CELL_OPS[op], self.context.source_of)
+            site.own_mark = self._chained_mark() or self._explicit_dtype(node, CELL_OPS[op])
         elif kind is SiteKind.PRIMITIVE:
             self._primitive_call_sites(pending)
         self._seen.sites.append(pending)
@@ -963,11 +962,40 @@ class Fp32Matmul(Rule):
                 return None
             if not (isinstance(call, cst.Call) and call.func is attribute):
                 return None
-            mark = _dtype_decision(call, attribute.attr.value, self._static)
+            mark = self._dtype_decision(call, attribute.attr.value)
             if mark is not None:
                 return mark
             node, index = call, index - 2
         return None
+
+    def _dtype_decision(self, call: cst.Call, method: str) -> Optional[Mark]:
+        """The dtype decision a ``.to_float(...)`` / ``.add_flags_recursive(...)`` call makes, if any."""
+        if method == "to_float":
+            return self._dtype_mark(".to_float", call.args[0].value) if call.args else None
+        if method != "add_flags_recursive":
+            return None
+        if has_double_star(call):
+            return Mark("add_flags_recursive(**...)")
+        for flag, deliberate in DTYPE_FLAGS.items():
+            arg = argument(call, flag)
+            if arg is not None and self._static(arg.value) is not False:
+                return Mark(f"add_flags_recursive({flag}=...)", deliberate_fp32=deliberate)
+        return None
+
+    def _explicit_dtype(self, call: cst.Call, position: Optional[int]) -> Optional[Mark]:
+        """``nn.Dense(..., dtype=...)``: an explicit dtype is a decision (``*args``/``**kwargs`` may carry one)."""
+        if position is None:
+            return None
+        arg = argument(call, "dtype", position)
+        if arg is not None:
+            return self._dtype_mark("dtype=", arg.value)
+        if has_star_args(call):
+            return Mark("*args/**kwargs may pass dtype")
+        return None
+
+    def _dtype_mark(self, what: str, dtype: cst.BaseExpression) -> Mark:
+        deliberate = _dtype_kind(dtype, self.context.qualified_name) == "fp32"
+        return Mark(f"{what}({self.context.source_of(dtype)})", deliberate_fp32=deliberate)
 
     def _primitive_call_sites(self, pending: _PendingSite) -> None:
         """Where a primitive built outside ``self.x`` is called: inline, or through a local name."""
@@ -1076,9 +1104,7 @@ class Fp32Matmul(Rule):
 
     def _static(self, expression: cst.BaseExpression) -> object:
         """A literal or module constant; never a parameter default (a caller may pass anything)."""
-        if self._constants is None:
-            self._constants = module_constants(self.context.module)
-        return evaluate(expression, self._constants.get)
+        return self.context.constant_value_of(expression)
 
     # --- end of file: facts, decision, findings ---------------------------------------------
 
@@ -1157,6 +1183,7 @@ class _FactBuilder:
         self.local_names = seen.local_classes | seen.local_functions
         self.module_scope = module
         self.facts = FileFacts(cell_classes=set(seen.cell_classes), keeps_origin_dtype=seen.keeps_origin_dtype)
+        self._cast_attributes: Dict[Tuple[str, str], bool] = {}
 
     def build(self) -> FileFacts:
         self._builds()
@@ -1274,19 +1301,23 @@ class _FactBuilder:
         elif isinstance(func, cst.Attribute) and func.attr.value == "astype" and qualified is None:
             dtype = argument(call, "dtype", 0)
         elif _self_attribute(func) is not None:
+            # self.cast(x, d): a Cast attribute of the class, or any self.<op>(x, <MindSpore dtype>)
             dtype = argument(call, "type", 1)
-            attribute = _self_attribute(func)
-            if not self._is_cast_attribute(owner, attribute) and not (
-                dtype is not None and (self.qualified_name(dtype.value) or "").startswith("mindspore.")
-            ):
+            names_a_dtype = dtype is not None and (self.qualified_name(dtype.value) or "").startswith("mindspore.")
+            if not (names_a_dtype or self._is_cast_attribute(owner, _self_attribute(func) or "")):
                 return False
         else:
             return False
         return dtype is not None and _dtype_kind(dtype.value, self.qualified_name) != "numpy"
 
-    def _is_cast_attribute(self, owner: str, attribute: Optional[str]) -> bool:
-        values = self.seen.attribute_values.get((owner, attribute or ""), [])
-        return any(isinstance(v, cst.Call) and self.qualified_name(v.func) == CAST_PRIMITIVE for v in values)
+    def _is_cast_attribute(self, owner: str, attribute: str) -> bool:
+        """``self.<attribute> = ops.Cast()`` in the class."""
+        key = (owner, attribute)
+        if key not in self._cast_attributes:
+            values = self.seen.attribute_values.get(key, [])
+            casts = any(isinstance(v, cst.Call) and self.qualified_name(v.func) == CAST_PRIMITIVE for v in values)
+            self._cast_attributes[key] = casts
+        return self._cast_attributes[key]
 
     def _is_host_value(self, expression: cst.BaseExpression, function: Optional[cst.FunctionDef]) -> bool:
         """A numpy value: a ``numpy.*`` call or ``.asnumpy()``, or a name assigned only such values."""
@@ -1418,37 +1449,6 @@ def _dtype_kind(expression: cst.BaseExpression, qualified_name) -> str:
     if qualified.startswith("numpy."):
         return "numpy"
     return "other" if qualified.startswith("mindspore.") else "unknown"
-
-
-def _dtype_decision(call: cst.Call, method: str, static) -> Optional[Mark]:
-    """The dtype decision a ``.to_float(...)`` / ``.add_flags_recursive(...)`` call makes, if any."""
-    if method == "to_float":
-        if not call.args:
-            return None
-        dtype = cst.Module([]).code_for_node(call.args[0].value)
-        return Mark(f".to_float({dtype})", deliberate_fp32=dtype.endswith(("float32", "single")))
-    if method != "add_flags_recursive":
-        return None
-    if has_double_star(call):
-        return Mark("add_flags_recursive(**...)")
-    for flag, deliberate in DTYPE_FLAGS.items():
-        arg = argument(call, flag)
-        if arg is not None and static(arg.value) is not False:
-            return Mark(f"add_flags_recursive({flag}=...)", deliberate_fp32=deliberate)
-    return None
-
-
-def _explicit_dtype(call: cst.Call, position: Optional[int], source_of) -> Optional[Mark]:
-    """``nn.Dense(..., dtype=...)``: an explicit dtype is a decision (``*args``/``**kwargs`` may carry one)."""
-    if position is None:
-        return None
-    arg = argument(call, "dtype", position)
-    if arg is not None:
-        dtype = source_of(arg.value)
-        return Mark(f"dtype={dtype}", deliberate_fp32=dtype.endswith(("float32", "single")))
-    if has_star_args(call):
-        return Mark("*args/**kwargs may pass dtype")
-    return None
 
 
 def _dict_entries(expression: cst.BaseExpression, static) -> Optional[Dict[str, object]]:
