@@ -130,4 +130,3 @@ def exit_code(outcomes: list, args: argparse.Namespace) -> int:
 
 def _plural(count: int, word: str, plural: Optional[str] = None) -> str:
     return f"{count} {word if count == 1 else (plural or word + 's')}"
-

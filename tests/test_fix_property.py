@@ -44,7 +44,12 @@ PROFILES = (
         "CheckpointConfig",
         "ms.save_checkpoint",
     ),
-    Profile("import mindspore\nimport mindspore.nn as mnn\n", "mnn", "mindspore.train.CheckpointConfig", "mindspore.save_checkpoint"),
+    Profile(
+        "import mindspore\nimport mindspore.nn as mnn\n",
+        "mnn",
+        "mindspore.train.CheckpointConfig",
+        "mindspore.save_checkpoint",
+    ),
     Profile(
         "from mindspore import nn, save_checkpoint\n"
         "from mindspore.train.callback import CheckpointConfig as CC\n"
@@ -70,8 +75,14 @@ COMMENT = st.sampled_from(["", "  # layer", "  # noqa", "  # noqa: MSP103", "  #
 def dense_cell(draw, profile: Profile, number: int) -> str:
     first, second = draw(DIMS), draw(DIMS)
     keyword = draw(st.booleans())
-    args = f"in_channels={first}, out_channels={second}" if keyword else f"{first},{draw(st.sampled_from(['', ' ', '  ']))}{second}"
-    chain = draw(st.sampled_from(["", ".to_float(mindspore.float16)" if "import mindspore\n" in profile.header else "", ".to_float(mstype.float32)" if "mstype" in profile.header else ""]))
+    space = draw(st.sampled_from(["", " ", "  "]))
+    args = f"in_channels={first}, out_channels={second}" if keyword else f"{first},{space}{second}"
+    chains = [""]  # already covered in fp16, or kept in fp32 on purpose, where the header can spell it
+    if "import mindspore\n" in profile.header:
+        chains.append(".to_float(mindspore.float16)")
+    if "mstype" in profile.header:
+        chains.append(".to_float(mstype.float32)")
+    chain = draw(st.sampled_from(chains))
     return (
         f"class Net{number}({profile.nn}.Cell):\n"
         "{I}def __init__(self):\n"
@@ -117,7 +128,8 @@ def resnet(draw, profile: Profile, number: int) -> str:
 
 @st.composite
 def plain(draw, profile: Profile, number: int) -> str:
-    return draw(st.sampled_from([f"x{number} = [1,  2 ,3]  # plain\n", f"if x{number}:\n{{I}}pass\n", f"y{number} = (\n{{I}}1 +\n{{I}}2\n)\n"]))
+    snippets = [f"x{number} = [1,  2 ,3]  # plain\n", f"if x{number}:\n{{I}}pass\n", f"y{number} = (\n{{I}}1 +\n{{I}}2\n)\n"]
+    return draw(st.sampled_from(snippets))
 
 
 @st.composite

@@ -98,7 +98,8 @@ def _env() -> Dict[str, str]:
 
 def tagged(output: str, tag: str) -> List[str]:
     """Payloads of the lines a probe printed as ``TAG payload``."""
-    return [line[len(tag) + 1 :] for line in output.splitlines() if line.startswith(tag + " ")]
+    prefix = tag + " "
+    return [line[len(prefix):] for line in output.splitlines() if line.startswith(prefix)]
 
 
 def python_files(root: Path) -> Dict[str, bytes]:
