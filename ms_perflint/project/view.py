@@ -53,6 +53,8 @@ class Coverage:
     mechanism: str
     where: Where
     detail: str = ""
+    #: A deliberate float32 choice (``to_float(mstype.float32)``): not low precision, but not to be reported.
+    deliberate_fp32: bool = False
 
     def __str__(self) -> str:
         text = f"covered by {self.mechanism} at {self.where}"
@@ -479,7 +481,7 @@ def _describe_amp(site: AmpSite, level: str) -> str:
 
 def _cast_coverage(cast: CastSite, relative: str) -> Coverage:
     mechanism = cast.text if cast.low_precision else f"{cast.text} (a deliberate fp32 choice)"
-    return Coverage(mechanism, Where(relative, cast.line, cast.column))
+    return Coverage(mechanism, Where(relative, cast.line, cast.column), deliberate_fp32=not cast.low_precision)
 
 
 def _truthy(value: Any) -> Any:
