@@ -244,6 +244,23 @@ def _global_covers(global_mark: GlobalMark, op: str) -> bool:
     return covers is None or op in covers or PRIMITIVE_INSIDE.get(op, "") in covers
 
 
+def project_facts(project, facts: FileFacts) -> Tuple[FileFacts, ...]:
+    """What other files of the program decide for this file's Cells (project mode), as facts to merge.
+
+    ``project`` is ``context.project``: AMP levels and precision knobs set elsewhere
+    (O1 keeps its white list), and ``to_float``/``add_flags_recursive`` on an instance,
+    made elsewhere, of a class or factory that builds a Cell of this file.
+    """
+    extra = FileFacts()
+    for judged in project.amp_mechanisms():
+        extra.global_marks.append(GlobalMark(Mark(str(judged.coverage)), O1_COVERS if judged.level == "O1" else None))
+    for name in facts.cell_classes:
+        coverage = project.cast_coverage(name)
+        if coverage is not None:
+            extra.instance_marks[name] = Mark(str(coverage), coverage.deliberate_fp32)
+    return (extra,)
+
+
 def partial_amp(facts: FileFacts) -> bool:
     """The file enables AMP through a white list (O1, custom): messages then say it lacks the op."""
     return any(global_mark.covers is not None for global_mark in facts.global_marks)
@@ -386,8 +403,16 @@ class Fp32Matmul(Rule):
             Not reported: a numpy cast (`x.astype(np.float16)` is host data and does not
             cover anything either), `@` on numpy arrays, a user's own class named `MatMul`
             or `Dense`, a file that does not use MindSpore. A primitive is reported once, where
-            it is built; functional calls and `@` once per call. The rule sees one file at
-            a time: AMP enabled in `train.py` does not yet cover a network built in `model.py`.
+            it is built; functional calls and `@` once per call.
+
+            Across files (project mode, the default of the CLI and the flake8 plugin): an
+            AMP level or precision knob in another file of the same program (`Model(net,
+            amp_level="O2")` in `train.py` that imports `src/model.py`) covers the file's
+            Cells, with an AMP level read from config resolved through argparse defaults,
+            YAML configs and launch scripts (`--amp_level O2`); so does `to_float` /
+            `add_flags_recursive` on an instance of the Cell (or of a class or factory that
+            builds it) made in another file. `ms-perflint --trace-coverage FILE` shows what
+            covers each Cell, or why nothing does. See docs/project.md.
         """,
         why_bad="""
             The Cube unit of Ascend's AI Core, which does matrix products, is built for
@@ -1116,6 +1141,9 @@ class Fp32Matmul(Rule):
         facts = self.facts()
         target = self.option("ascend-target")
         uncovered = [site for site, mark in covering_marks(facts, target) if mark is None]
+        if uncovered and self.context.project is not None:
+            extra = project_facts(self.context.project, facts)
+            uncovered = [site for site, mark in covering_marks(facts, target, extra) if mark is None]
         if not uncovered:
             return
         float16, imports = mindspore_attribute(self.context.imports, "mindspore.float16")
