@@ -27,7 +27,8 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple, Type, Union
 
 import libcst as cst
 
-from ms_perflint.engine import FileError, FileResult, SourceText, lint_source
+from ms_perflint.engine import lint_source
+from ms_perflint.results import FileError, FileResult, SourceText, read_bytes
 from ms_perflint.rule import Fix, FixSafety, Rule, Violation
 from ms_perflint.settings import Settings
 from ms_perflint.writer import WriteRefused, encode_source, write_atomic
@@ -127,14 +128,9 @@ def fix_file(path: str, settings: Settings, unsafe: bool = False, write: bool = 
     fix = fix_source
     if path.lower().endswith(".ipynb"):
         from ms_perflint.notebook import fix_notebook_source as fix  # fixes cells, splices them into the JSON
-    try:
-        with open(path, "rb") as stream:
-            data = stream.read()
-    except IsADirectoryError:
-        return FixResult(path, remaining=FileResult(path, error=FileError("ReadError", "is a folder, not a file")))
-    except OSError as error:
-        message = f"cannot read file: {error.strerror or error}"
-        return FixResult(path, remaining=FileResult(path, error=FileError("ReadError", message)))
+    data = read_bytes(path)  # the engine's reader: same errors as linting, and a FIFO never blocks it
+    if isinstance(data, FileError):
+        return FixResult(path, remaining=FileResult(path, error=data))
     outcome = fix(data, path, settings, unsafe)
     if write and outcome.fixed_bytes is not None:
         try:

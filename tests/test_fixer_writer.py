@@ -188,3 +188,10 @@ def test_write_atomic_refuses_a_folder_or_missing_file(tmp_path: Path):
         write_atomic(str(tmp_path), b"x", expected=b"")
     with pytest.raises(WriteRefused, match="cannot read file status"):
         write_atomic(str(tmp_path / "missing.py"), b"x", expected=b"")
+
+
+def test_fix_file_reports_a_folder_or_missing_file_as_a_read_error(tmp_path: Path):
+    for path in (tmp_path, tmp_path / "missing.py"):
+        outcome = fix_file(str(path), SETTINGS)
+        assert outcome.remaining.error is not None and outcome.remaining.error.kind == "ReadError"
+        assert not outcome.changed
