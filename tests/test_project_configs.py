@@ -29,6 +29,7 @@ def test_mindcv_style_resnet50_with_1000_classes_is_reported_at_the_value():
     scan = scan_yaml(MINDCV_STYLE)
     assert scan.error is None
     assert [(f.code, f.line, f.column, f.safety) for f in scan.findings] == [("MSP104", 5, 13, "unsafe")]
+    assert (scan.findings[0].end_line, scan.findings[0].end_column) == (5, 17)  # just past "1000"
     assert "model: resnet50 at line 4" in scan.findings[0].message
 
 

@@ -147,7 +147,7 @@ def _violation(finding: ConfigFinding) -> ConfigViolation:
             f"Add `{finding.edit.new.strip()}`")
         fix = Fix(None, _no_transform, FixSafety(finding.safety), description)  # type: ignore[arg-type]
     return ConfigViolation(finding.code, finding.message, fix=fix, line=finding.line, column=finding.column,
-                           edit=finding.edit)
+                           end_line=finding.end_line, end_column=finding.end_column, edit=finding.edit)
 
 
 def _no_transform(node: Any) -> Any:

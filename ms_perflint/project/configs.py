@@ -60,6 +60,9 @@ class ConfigFinding:
     edit: Optional[TextEdit] = None
     #: ``"safe"``/``"unsafe"`` (as :class:`~ms_perflint.rule.FixSafety`), or None without an edit.
     safety: Optional[str] = None
+    #: Where the reported scalar ends (exclusive, 0-based column); 0 when unknown.
+    end_line: int = 0
+    end_column: int = 0
 
 
 @dataclass
@@ -82,6 +85,7 @@ class _Scalar:
     line: int
     column: int
     end_line: int
+    end_column: int
     key_column: int
     #: Written in flow style (``{type: X, ...}``): no line can be inserted into it.
     flow: bool = False
@@ -141,6 +145,7 @@ def _scalar(key: Any, value: Any, flow: bool) -> _Scalar:
         line=value.start_mark.line + 1,
         column=value.start_mark.column,
         end_line=value.end_mark.line + 1,
+        end_column=value.end_mark.column,
         key_column=key.start_mark.column,
         flow=flow,
     )
@@ -174,7 +179,8 @@ def _resnet50_findings(scalars: Sequence[_Scalar]) -> List[ConfigFinding]:
                 f"{scalar.key}: 1000; use 1001: MindSpore's ResNet-50 on Ascend is tuned for 1001 classes"
             )
             edit = TextEdit(scalar.line, scalar.column, scalar.text, scalar.text.replace("1000", "1001"))
-            findings.append(ConfigFinding("MSP104", message, scalar.line, scalar.column, edit, "unsafe"))
+            findings.append(ConfigFinding("MSP104", message, scalar.line, scalar.column, edit, "unsafe",
+                                          scalar.end_line, scalar.end_column))
     return findings
 
 
@@ -195,12 +201,14 @@ def _checkpoint_monitor_findings(mapping: Sequence[_Scalar]) -> List[ConfigFindi
             line_text = " " * kind.key_column + "async_save: True\n"
             insert = TextEdit(kind.line + 1, 0, "", line_text)
         message = "CheckpointMonitor saves checkpoints synchronously, stalling training; add async_save: True"
-        return [ConfigFinding("MSP103", message, kind.line, kind.column, insert, "safe" if insert else None)]
+        return [ConfigFinding("MSP103", message, kind.line, kind.column, insert, "safe" if insert else None,
+                              kind.end_line, kind.end_column)]
     if flag.value is False:
         message = "CheckpointMonitor saves checkpoints synchronously (async_save: False); use async_save: True"
         single_line = flag.end_line == flag.line and flag.text in ("False", "false", "FALSE", "no", "No", "off", "Off")
         edit = TextEdit(flag.line, flag.column, flag.text, "True") if single_line else None
-        return [ConfigFinding("MSP103", message, flag.line, flag.column, edit, "unsafe" if edit else None)]
+        return [ConfigFinding("MSP103", message, flag.line, flag.column, edit, "unsafe" if edit else None,
+                              flag.end_line, flag.end_column)]
     return []
 
 

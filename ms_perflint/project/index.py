@@ -115,7 +115,8 @@ def _finding_json(finding: ConfigFinding) -> Dict[str, Any]:
 
 def _finding_from_json(data: Dict[str, Any]) -> ConfigFinding:
     edit = TextEdit(**data["edit"]) if data.get("edit") else None
-    return ConfigFinding(data["code"], data["message"], data["line"], data["column"], edit, data.get("safety"))
+    return ConfigFinding(data["code"], data["message"], data["line"], data["column"], edit, data.get("safety"),
+                         data.get("end_line", 0), data.get("end_column", 0))
 
 
 class ProjectIndex:
