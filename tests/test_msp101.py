@@ -613,6 +613,13 @@ from mindspore.common import dtype as mstype
         ("return ops.matmul(ops.cast(x, mstype.float16), w)", False),
         ("return ops.matmul(F.cast(x, ms.bfloat16), w)", False),
         ("return ops.matmul(x.astype(ms.float16), w)", False),
+        ("return ops.matmul(x.to(ms.float16), w)", False),
+        ("return ops.matmul(x.type(ms.float16), w)", False),
+        ("return ops.matmul(x.half(), w.half())", False),
+        ("return x.bfloat16() @ w", False),
+        ("x = ops.layer_norm(x.float()).to(x.dtype)\n        return x @ w", False),
+        ("return ops.matmul(x.half(True), w)", True),
+        ("return ops.matmul(x.to(np.float16), w)", True),
         ("return ops.matmul(P.Cast()(x, mstype.float16), w)", False),
         ("x = ops.cast(x, mstype.float16)\n        return ops.matmul(x, w)", False),
         ("k = ops.cast(w, mstype.float16)\n        return ops.matmul(x, k.T) + ops.matmul(x, k.transpose(1, 0))", False),
@@ -622,13 +629,38 @@ from mindspore.common import dtype as mstype
         ("return x @ w", True),
         ("return ops.matmul(x.astype(np.float16), w)", True),
         ("x = x.astype(np.float16)\n        return ops.matmul(x, w)", True),
-        ("p = ops.softmax(ops.cast(x, mstype.float32))\n        return ops.matmul(p, w)", True),
-        ("return ops.matmul(ops.relu(ops.cast(x, mstype.float16)), w)", True),
+        ("p = ops.softmax(ops.cast(x, mstype.float32))\n        return ops.matmul(p, w)", False),
+        ("return ops.matmul(ops.relu(ops.cast(x, mstype.float16)), w)", False),
+        ("h = ops.cast(x, mstype.float16)\n        q = ops.transpose(ops.reshape(h, (2, 8)), (1, 0))\n        return q @ w", False),
+        ("p = ops.softmax(x)\n        return ops.matmul(p, w)", True),
+        ("h = ops.reshape(x, (2, 8))\n        return ops.matmul(h, w.astype(np.float16))", True),
     ],
 )
 def test_a_cast_operand_covers_functional_calls_and_the_operator(body, reported):
     source = CAST_IMPORTS + f"class Net(nn.Cell):\n    def construct(self, x, w):\n        {body}\n"
     assert bool(found(source)) == reported
+
+
+def test_the_output_of_a_cell_with_a_dtype_decision_covers_what_it_feeds():
+    """The model zoo's BERT: q/k/v are ``nn.Dense(...).to_float(compute_type)``, so the scores are float16."""
+    source = CAST_IMPORTS + """\
+class Attention(nn.Cell):
+    def __init__(self, dim, compute_type):
+        super().__init__()
+        self.query = nn.Dense(dim, dim).to_float(compute_type)
+        self.key = nn.Dense(dim, dim)
+        self.key.to_float(compute_type)
+        self.value = nn.Dense(dim, dim)
+        self.scores = P.BatchMatMul(transpose_b=True)
+        self.context = P.BatchMatMul()
+        self.reshape = P.Reshape()
+    def construct(self, x):
+        q = self.reshape(self.query(x), (2, 4, 8))
+        k = self.reshape(self.key(x), (2, 4, 8))
+        v = self.reshape(self.value(x), (2, 4, 8))
+        return self.scores(q, k), self.context(v, v)
+"""
+    assert found(source) == [(13, 22), (15, 24)]  # the plain value Dense and the BatchMatMul fed only by it
 
 
 def test_a_cast_in_another_function_does_not_cover():

@@ -29,6 +29,7 @@ from ms_perflint.edits import mindspore_attribute
 from ms_perflint.imports import dotted_name
 from ms_perflint.rule import Fix, FixAvailability, FixSafety, Invalid, Option, Rule, RuleDocs, Valid
 from ms_perflint.values import UNKNOWN
+from ms_perflint.walker import walk
 
 # --- What the rule looks for (canonical names, checked on MindSpore 2.10) -------------
 
@@ -87,6 +88,9 @@ LOW_PRECISION_DTYPES = frozenset(("mindspore.float16", "mindspore.half", "mindsp
 FLOAT32_DTYPES = frozenset(("mindspore.float32", "mindspore.single"))
 CAST_FUNCTION = "mindspore.ops.cast"
 CAST_PRIMITIVE = "mindspore.ops.Cast"
+#: Tensor methods that cast to the dtype they are given, and ones that name it (MindSpore 2.10).
+TENSOR_CAST_METHODS = ("astype", "to", "type")
+TENSOR_DTYPE_METHODS = ("half", "bfloat16", "float")
 #: ``add_flags_recursive`` flags that set a cell's compute dtype -> is it a float32 choice?
 DTYPE_FLAGS = {"fp16": False, "bf16": False, "fp32": True}
 #: Cell methods that return the cell itself, so a chain still names the same instance.
@@ -291,6 +295,8 @@ class _Receiver:
     scope: cst.CSTNode
     owner: Optional[str]
     mark: Mark
+    #: ``self.<attribute> = <receiver>.to_float(...)``: the attribute the decided cell is stored in.
+    attribute: Optional[str] = None
 
 
 @dataclass
@@ -384,12 +390,13 @@ class Fp32Matmul(Rule):
               value except "must_keep_origin_dtype" and "force_fp32",
               `matmul_allow_hf32(True)`, or the same keys in
               `set_context(ascend_config={...})`;
-            - for primitives, functional calls and `@`: an operand that is a cast --
-              `ops.cast(x, dtype)`, `x.astype(dtype)`, a Cast primitive attribute
-              (`self.cast(x, mstype.float16)`) -- or a name assigned one in the same
-              function, or a view of it (`k.T`, `k.transpose(...)`, `k[0]`). A cast inside
-              another call (`softmax(ops.cast(x, mstype.float32))`) chose that call's dtype
-              and does not count. For a primitive, one casting call site
+            - for primitives, functional calls and `@`: an operand whose dtype was chosen
+              in the same function -- its expression, or what the names in it are
+              assigned there (followed back), contains a MindSpore cast (`ops.cast(x, d)`,
+              `x.astype(d)`, `x.to(d)`, `x.half()`, a Cast primitive attribute
+              `self.cast(x, mstype.float16)`) or the output of a cell with a dtype decision
+              (`self.query(x)` where `self.query = nn.Dense(...).to_float(compute_type)`, as
+              in the model zoo's BERT). For a primitive, one such call site
               (`self.matmul(...)`) anywhere in the class is enough.
 
             Any explicit dtype decision counts, including a float32 one: public code keeps
@@ -902,7 +909,8 @@ class Fp32Matmul(Rule):
             mark = self._dtype_decision(node, method)
             if mark is not None:
                 owner = self._owner_name()
-                self._seen.receivers.append(_Receiver(func.value, self._scopes[-1], owner, mark))
+                receiver = _Receiver(func.value, self._scopes[-1], owner, mark, self._assigned_attribute())
+                self._seen.receivers.append(receiver)
         elif method == "matmul" and self._is_tensor_matmul(node, func):
             self._add_site(node, TENSOR_MATMUL, TENSOR_MATMUL, SiteKind.OPERATOR, operands=(func.value, node.args[0].value))
         elif method in GROWS_LIST and isinstance(func.value, cst.Name):
@@ -1212,11 +1220,14 @@ class _FactBuilder:
         self.module_scope = module
         self.facts = FileFacts(cell_classes=set(seen.cell_classes), keeps_origin_dtype=seen.keeps_origin_dtype)
         self._cast_attributes: Dict[Tuple[str, str], bool] = {}
+        #: (class, attribute) of cells with a dtype decision: their outputs carry a chosen dtype.
+        self.decided: Set[Tuple[str, str]] = set()
 
     def build(self) -> FileFacts:
         self._builds()
         self._white_lists()
         self._receivers()
+        self._decided_attributes()
         self._casting_calls()
         self._sites()
         self.facts.global_marks.extend(self.seen.global_marks)
@@ -1254,6 +1265,16 @@ class _FactBuilder:
             for name in roots:
                 self.facts.instance_marks.setdefault(name, receiver.mark)
 
+    def _decided_attributes(self) -> None:
+        self.decided.update(self.facts.attribute_marks)
+        for receiver in self.seen.receivers:
+            if receiver.owner is not None and receiver.attribute is not None:
+                self.decided.add((receiver.owner, receiver.attribute))
+        for pending in self.seen.sites:
+            site = pending.site
+            if site.kind is SiteKind.CELL and site.own_mark is not None and site.attribute is not None:
+                self.decided.add((site.owner, site.attribute))
+
     def _casting_calls(self) -> None:
         for (owner, attribute), calls in self.seen.self_calls.items():
             if any(self.casts_an_operand([arg.value for arg in call.args], function, owner) for call, function in calls):
@@ -1290,34 +1311,29 @@ class _FactBuilder:
     def casts_an_operand(
         self, operands: Sequence[cst.BaseExpression], function: Optional[cst.FunctionDef], owner: str
     ) -> bool:
-        """Is any operand a MindSpore cast, a view of one, or a name assigned one in ``function``?"""
-        return any(self._is_cast_value(operand, function, owner, set()) for operand in operands)
+        """Was any operand's dtype chosen explicitly, as far as its derivation in ``function`` shows?
 
-    def _is_cast_value(
-        self, expression: cst.BaseExpression, function: Optional[cst.FunctionDef], owner: str, seen: Set[str]
-    ) -> bool:
-        """``ops.cast(k, d)``, ``k.T`` / ``k.transpose(...)`` / ``k[0]`` where ``k = ops.cast(...)``.
-
-        A cast buried in another call's arguments (``softmax(ops.cast(x, mstype.float32))``)
-        does not count: it chose the dtype of that call, not of this MatMul.
+        The derivation is the operand expression and, for each name in it, what the
+        name is assigned in the same function, followed transitively. A MindSpore cast
+        anywhere in it (``ops.cast``, ``x.astype(d)``, ``x.half()``, a Cast attribute) or
+        the output of a cell with a dtype decision (``self.query = nn.Dense(...).to_float(t)``)
+        counts -- including a float32 choice such as ``softmax(ops.cast(x, mstype.float32))``.
         """
-        node = expression
-        while not isinstance(node, cst.Name):
-            if isinstance(node, cst.Call):
-                if self._is_cast(node, owner):
-                    return True
-                if not isinstance(node.func, cst.Attribute) or self.qualified_name(node.func) is not None:
-                    return False
-                node = node.func.value  # a method of the value: k.transpose(0, 2, 1)
-            elif isinstance(node, (cst.Attribute, cst.Subscript)):
-                node = node.value
-            else:
-                return False
-        if function is None or node.value in seen:
-            return False
-        seen.add(node.value)
-        values = self.seen.bindings.get(function, {}).get(node.value, [])
-        return any(value is not None and self._is_cast_value(value, function, owner, seen) for value in values)
+        seen: Set[str] = set()
+        pending = list(operands)
+        while pending:
+            calls, names = _calls_and_names(pending.pop())
+            if any(self._is_cast(call, owner) or self._is_decided_cell_call(call, owner) for call in calls):
+                return True
+            for name in names - seen:
+                seen.add(name)
+                values = self.seen.bindings.get(function, {}).get(name, []) if function is not None else []
+                pending.extend(value for value in values if value is not None)
+        return False
+
+    def _is_decided_cell_call(self, call: cst.Call, owner: str) -> bool:
+        attribute = _self_attribute(call.func)
+        return attribute is not None and (owner, attribute) in self.decided
 
     def _is_cast(self, call: cst.Call, owner: str) -> bool:
         func = call.func
@@ -1326,8 +1342,10 @@ class _FactBuilder:
             dtype = argument(call, "dtype", 1)
         elif isinstance(func, cst.Call) and self.qualified_name(func.func) == CAST_PRIMITIVE:
             dtype = argument(call, "type", 1)
-        elif isinstance(func, cst.Attribute) and func.attr.value == "astype" and qualified is None:
-            dtype = argument(call, "dtype", 0)
+        elif isinstance(func, cst.Attribute) and qualified is None and func.attr.value in TENSOR_CAST_METHODS:
+            dtype = argument(call, "dtype", 0)  # x.astype(d), x.to(d), x.type(d)
+        elif isinstance(func, cst.Attribute) and qualified is None and func.attr.value in TENSOR_DTYPE_METHODS:
+            return not call.args  # x.half(), x.bfloat16(), x.float()
         elif _self_attribute(func) is not None:
             # self.cast(x, d): a Cast attribute of the class, or any self.<op>(x, <MindSpore dtype>)
             dtype = argument(call, "type", 1)
@@ -1498,3 +1516,28 @@ def _dict_entries(expression: cst.BaseExpression, static) -> Optional[Dict[str, 
             entries[arg.keyword.value] = static(arg.value)
         return entries
     return None
+
+
+class _CallsAndNames(cst.CSTVisitor):
+    """The calls and the plain names (not attribute names like ``x`` of ``a.x``) in an expression."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: List[cst.Call] = []
+        self.names: Set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        walk(node.value, self)  # the value only: ``attr`` is not a variable
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+def _calls_and_names(expression: cst.BaseExpression) -> Tuple[List[cst.Call], Set[str]]:
+    collector = _CallsAndNames()
+    walk(expression, collector)
+    return collector.calls, collector.names
