@@ -267,3 +267,20 @@ def test_json_round_trip_keeps_every_fact():
     )
     assert FileFacts.from_json(facts.to_json()) == facts
     assert facts.profilers and facts.casts and facts.config_entries
+
+
+def test_class_count_uses_follow_msp104s_idea_of_a_resnet50_builder():
+    facts = facts_of(
+        """
+        import torchvision
+        from mindcv import create_model
+        from timm import create_model as timm_model
+        a = create_model("resnet50", num_classes=cfg.n)
+        b = create_model("resnet18", num_classes=cfg.n)
+        c = torchvision.models.resnet50(num_classes=cfg.n)
+        d = resnet50(num_classes=cfg.n)
+        """
+    )
+    # Only mindcv's create_model("resnet50"): resnet18 is another model, torchvision another
+    # framework, and an undefined, unimported resnet50 is nobody's builder.
+    assert [(u.builder, u.line) for u in facts.class_count_uses] == [("create_model", 4)]

@@ -282,7 +282,7 @@ def keyword(call: ast.Call, name: str, position: Optional[int] = None) -> Option
 _INTERESTING_CALLEES = frozenset(
     ("Model", "auto_mixed_precision", "build_train_network", "precision_mode", "matmul_allow_hf32", "set_context",
      "set_enable_autotune", "Profiler", "profile", "to_float", "add_flags_recursive", "add_argument", "setdefault",
-     "putenv", *RESNET50_NAMES)
+     "putenv", "create_model", *RESNET50_NAMES)
 )
 _DEFINITIONS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -660,7 +660,7 @@ class _Collector:
 
     def _class_count_use(self, node: ast.Call) -> None:
         name = dotted(node.func)
-        if name is None or name.rsplit(".", 1)[-1] not in RESNET50_NAMES:
+        if name is None or not self._builds_resnet50(node, name):
             return
         given = next((k for k in CLASS_COUNT_KEYWORDS if keyword(node, k) is not None), None)
         argument = keyword(node, given) if given else None
@@ -672,6 +672,17 @@ class _Collector:
                             scope=scope)
         use.loads_weights = self._loads_weights(node)
         self.facts.class_count_uses.append(use)
+
+    def _builds_resnet50(self, node: ast.Call, name: str) -> bool:
+        """A ResNet-50 builder as MSP104 tells them: imported or defined here, not another framework's."""
+        from ms_perflint.rules.msp104_resnet50_1000_classes import FOREIGN_PACKAGES, MINDCV_CREATE_MODEL
+
+        reference = self._reference_of(name)
+        if reference is None:
+            return False
+        if self.names.qualified(name) in MINDCV_CREATE_MODEL:
+            return literal(keyword(node, "model_name", 0)) == "resnet50"
+        return reference.rsplit(".", 1)[-1] in RESNET50_NAMES and reference.split(".", 1)[0] not in FOREIGN_PACKAGES
 
     def _loads_weights(self, node: ast.Call) -> bool:
         pretrained = keyword(node, "pretrained")
