@@ -8,21 +8,26 @@ same order, without rebuilding anything.
 
 The order of a node type's children is learnt from libcst itself: the first time a
 type is met, its ``_visit_and_replace_children`` runs once with a recorder that
-notes which fields are visited, and in which order (libcst visits the same fields
-of a type every time, present or not). ``tests/test_walker.py`` checks the event
-sequence against ``Module.visit`` on every fixture and on a module that uses every
-kind of syntax. ``on_visit_attribute``/``on_leave_attribute`` are not called: the
-engine's visitor ignores them.
+notes which fields are visited, and in which order (see :func:`child_fields`).
+``tests/test_walker.py`` checks the event sequence against ``Module.visit`` on
+every fixture and on a module that uses every kind of syntax.
+``on_visit_attribute``/``on_leave_attribute`` are not called: the engine's
+visitor ignores them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Dict, List, Tuple
 
 import libcst as cst
 
 #: Field names visited for each node type, in libcst's visiting order.
 _CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
+#: Types whose visited fields depend on which of these fields are None (f-string format specs).
+_NONE_DEPENDENT: Dict[type, Tuple[str, ...]] = {}
+#: Visiting order of those types, by (type, which of their None-dependent fields are None).
+_BY_NONE_PATTERN: Dict[Tuple[type, Tuple[bool, ...]], Tuple[str, ...]] = {}
 
 
 class _FieldRecorder(cst.CSTVisitor):
@@ -41,14 +46,40 @@ class _FieldRecorder(cst.CSTVisitor):
             self.fields.append(attribute)
 
 
+def _record(node: cst.CSTNode) -> Tuple[str, ...]:
+    recorder = _FieldRecorder(node)
+    node._visit_and_replace_children(recorder)  # noqa: SLF001 -- the order libcst itself uses
+    return tuple(recorder.fields)
+
+
 def child_fields(node: cst.CSTNode) -> Tuple[str, ...]:
-    """The names of the fields of ``node``'s type that hold child nodes, in visiting order."""
+    """The names of the fields of ``node`` that hold child nodes, in libcst's visiting order.
+
+    libcst visits the same fields of a type every time, whether they hold a node or
+    not -- except a few fields it skips when they are None (``format_spec`` of an
+    f-string expression). A field that is None and was not visited the first time a
+    type is seen is such a field; those types are keyed by which of them are None.
+    """
     node_type = type(node)
     fields = _CHILD_FIELDS.get(node_type)
+    if fields is not None:
+        return fields
+    dependent = _NONE_DEPENDENT.get(node_type)
+    if dependent is None:
+        fields = _record(node)
+        dependent = tuple(
+            field.name
+            for field in dataclasses.fields(node)
+            if field.name not in fields and getattr(node, field.name) is None
+        )
+        _NONE_DEPENDENT[node_type] = dependent
+        if not dependent:
+            _CHILD_FIELDS[node_type] = fields
+            return fields
+    pattern = (node_type, tuple(getattr(node, name) is None for name in dependent))
+    fields = _BY_NONE_PATTERN.get(pattern)
     if fields is None:
-        recorder = _FieldRecorder(node)
-        node._visit_and_replace_children(recorder)  # noqa: SLF001 -- the order libcst itself uses
-        fields = _CHILD_FIELDS[node_type] = tuple(recorder.fields)
+        fields = _BY_NONE_PATTERN[pattern] = _record(node)
     return fields
 
 

@@ -153,6 +153,24 @@ def _all_events(module: cst.Module) -> list:
     return recorder.events
 
 
+@pytest.mark.parametrize(
+    "first, second",
+    [('f"{a}"', 'f"{b:>{width}}"'), ('f"{b:>{width}}"', 'f"{a}"'), ('f"{a!r}"', 'f"{b=:.2f}"')],
+)
+def test_field_order_does_not_depend_on_the_first_instance_seen(monkeypatch, first: str, second: str):
+    """libcst skips an f-string expression's format_spec when it is None: the walker must not learn that as the order."""
+    from ms_perflint import walker
+
+    for table in ("_CHILD_FIELDS", "_NONE_DEPENDENT", "_BY_NONE_PATTERN"):
+        monkeypatch.setattr(walker, table, {})
+    for code in (first, second):
+        module = cst.parse_module(f"x = {code}\n")
+        expected, actual = Recorder(), Recorder()
+        module.visit(expected)
+        walk(module, actual)
+        assert actual.events == expected.events, code
+
+
 def test_deeply_nested_expression_does_not_overflow():
     # 200 nested parentheses: libcst parses it; the walker must not need more stack than libcst's own visit.
     code = "x = " + "(" * 200 + "1" + ")" * 200 + "\n"
