@@ -47,6 +47,10 @@ _HELP_LINE = re.compile(r"\s*[A-Za-z_*][\w*]*(\.[A-Za-z_*][\w*]*)*\s*\?\??\s*")
 #: ``files = !ls`` / ``t = %timeit -o f()``: a shell or magic result assigned to names.
 _ESCAPED_ASSIGNMENT = re.compile(r"\s*[A-Za-z_][\w.]*(\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[!%]")
 _LINE = re.compile(r"[^\n]*\n|[^\n]+")
+#: A name, then optionally whitespace and the rest of the line.
+_BARE_CALL = re.compile(r"([A-Za-z_]\w*)(?:\s+(.*))?", re.DOTALL)
+#: A first character of the rest that makes the line Python for IPython (``x = ...``, ``x (...)``, ``x + 1``).
+_PYTHON_AFTER_NAME = frozenset("!=()<>,+*/%^&|")
 #: Line magics that notebooks call without ``%`` (automagic is on by default), as in ``pip install x``.
 AUTOMAGICS = frozenset(
     ("pip", "conda", "mamba", "cd", "env", "set_env", "load_ext", "reload_ext", "matplotlib", "time", "timeit",
@@ -206,8 +210,16 @@ def _is_ipython_line(line: str) -> bool:
 
 
 def _is_automagic(stripped: str) -> bool:
-    """``pip install x``: a line magic without its ``%`` (IPython's automagic), and not Python."""
-    if stripped.split(None, 1)[0] not in AUTOMAGICS:
+    """``pip install x``: a line magic without its ``%`` (IPython's automagic), and not Python.
+
+    As IPython decides: a magic's name, then a space and arguments that do not
+    start with an operator (``config = CheckpointConfig(`` is Python). The line
+    must also fail to parse on its own, so ``ls in names`` stays Python.
+    """
+    match = _BARE_CALL.fullmatch(stripped)
+    if match is None or match.group(1) not in AUTOMAGICS:
+        return False
+    if (match.group(2) or "")[:1] in _PYTHON_AFTER_NAME:
         return False
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # an invalid escape in the user's line is not ours to print

@@ -125,7 +125,11 @@ def test_magics_shell_escapes_and_help_lines_keep_line_numbers():
 
 
 def test_line_magic_without_percent_is_neutralised_only_when_it_is_not_python():
-    cell = neutralise("pip install mindspore==2.3\ncd ..\ntime = 5\nrun(train)\ntime.sleep(1)\n", 0)
+    source = (
+        "pip install mindspore==2.3\ncd ..\ntime = 5\nrun(train)\ntime.sleep(1)\nls in names\n"
+        "config = CheckpointConfig(\n    keep_checkpoint_max=1)\ntime (\n    1)\nenv += [\n    1]\n"
+    )
+    cell = neutralise(source, 0)
     assert cell is not None
     assert cell.ipython_lines == {0: "pip install mindspore==2.3\n", 1: "cd ..\n"}
 
@@ -421,7 +425,7 @@ LINES = st.sampled_from(
     ["cfg = CheckpointConfig()", "cfg = CheckpointConfig(async_save=False)", "for i in range(2):",
      "    cfg = CheckpointConfig(\n        keep_checkpoint_max=1,\n    )", "    !echo {i}", "    %time i", "%matplotlib inline",
      "!pip install mindspore", "x = !ls", "pip install x", "ms.Tensor?", "s = \"\"\"", "%d items", "\"\"\"", "", "# café",
-     "%%time", "if True:", "    pass"]
+     "%%time", "if True:", "    pass", "config = CheckpointConfig(\n    async_save=False)", "time = (", ")"]
 )
 
 
