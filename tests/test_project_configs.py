@@ -98,7 +98,8 @@ def test_checkpoint_monitor_async_save_false_is_an_unsafe_fix():
     text = "callbacks:\n  - type: CheckpointMonitor\n    async_save: False  # keep\n"
     scan = scan_yaml(text)
     assert [(f.line, f.column, f.safety) for f in scan.findings] == [(3, 16, "unsafe")]
-    assert apply_edits(text, [scan.findings[0].edit]) == "callbacks:\n  - type: CheckpointMonitor\n    async_save: True  # keep\n"
+    fixed = apply_edits(text, [scan.findings[0].edit])
+    assert fixed == "callbacks:\n  - type: CheckpointMonitor\n    async_save: True  # keep\n"
 
 
 def test_checkpoint_monitor_already_async_or_in_flow_style():

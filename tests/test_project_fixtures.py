@@ -168,8 +168,9 @@ def test_diff_shows_the_yaml_fix_and_writes_nothing(project: Path):
 
 @pytest.mark.parametrize("project", ["resnet50_class_counts"], indirect=True)
 def test_unsafe_fixes_change_every_class_count_source_to_1001(project: Path):
-    files = {name: (project / name).read_text() for name in
-             ("config/resnet50_imagenet2012_config.yaml", "src/config.py", "eval.py", "config/resnet18_imagenet2012_config.yaml")}
+    names = ("config/resnet50_imagenet2012_config.yaml", "src/config.py", "eval.py",
+             "config/resnet18_imagenet2012_config.yaml")
+    files = {name: (project / name).read_text() for name in names}
     safe_only = run_cli(".", "--fix", cwd=project)
     assert safe_only.returncode == 1  # the fixes are unsafe: nothing changes without --unsafe-fixes
     assert all((project / name).read_text() == text for name, text in files.items())

@@ -228,7 +228,8 @@ def test_class_count_origins_in_a_dict_config(tmp_path: Path):
         def resnet50(class_num=10):
             return nn.Dense(2048, class_num)
     """
-    analysis = analysis_of(tmp_path, base_files(**{"src/config.py": config, "train.py": train, "src/resnet.py": resnet}))
+    files = base_files(**{"src/config.py": config, "train.py": train, "src/resnet.py": resnet})
+    analysis = analysis_of(tmp_path, files)
     origins = analysis.class_count_origins("src/config.py")
     assert [(o.line, o.column, o.how, str(o.consumer)) for o in origins] == [(2, 17, "dict config", "train.py:4")]
     assert analysis.class_count_origins("train.py") == []
@@ -260,7 +261,9 @@ def test_a_file_outside_any_mindspore_program_is_not_mindspore_code(tmp_path: Pa
 
 def test_script_folder_imports_resolve_to_the_nearest_module(tmp_path: Path):
     files = {
-        "official/a/train.py": "from mindspore.train import Model\nfrom src.model import Net\nModel(Net(), amp_level='O3')\n",
+        "official/a/train.py": (
+            "from mindspore.train import Model\nfrom src.model import Net\nModel(Net(), amp_level='O3')\n"
+        ),
         "official/a/src/model.py": UNRELATED.replace("Lonely", "Net"),
         "official/b/src/model.py": UNRELATED.replace("Lonely", "Net"),
     }

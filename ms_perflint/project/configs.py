@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Iterator, List, Optional, Sequence, Tuple
 
 from ms_perflint.noqa import NOQA_INLINE
 from ms_perflint.project.facts import CONFIG_KEYS, ConfigEntry
@@ -106,7 +106,8 @@ def scan_yaml(text: str) -> YamlScan:
         scalars = [s for mapping in mappings for s in mapping]
         for scalar in scalars:
             if scalar.key in CONFIG_KEYS:
-                scan.entries.append(ConfigEntry(scalar.line, scalar.column, owner="yaml", key=scalar.key, value=scalar.value))
+                entry = ConfigEntry(scalar.line, scalar.column, owner="yaml", key=scalar.key, value=scalar.value)
+                scan.entries.append(entry)
         scan.findings.extend(_resnet50_findings(scalars))
         for mapping in mappings:
             scan.findings.extend(_checkpoint_monitor_findings(mapping))
@@ -187,7 +188,8 @@ def _resnet50_findings(scalars: Sequence[_Scalar]) -> List[ConfigFinding]:
 def _loads_weights(scalar: _Scalar) -> bool:
     if not PRETRAINED_KEYS.search(scalar.key):
         return False
-    return scalar.value is True or (isinstance(scalar.value, str) and scalar.value.strip() not in ("", "False", "false"))
+    value = scalar.value
+    return value is True or (isinstance(value, str) and value.strip() not in ("", "False", "false"))
 
 
 def _checkpoint_monitor_findings(mapping: Sequence[_Scalar]) -> List[ConfigFinding]:
@@ -331,11 +333,3 @@ def apply_edits(text: str, edits: Sequence[TextEdit]) -> str:
 
 def _newline(text: str) -> str:
     return "\r\n" if "\r\n" in text else "\n"
-
-
-def entries_by_key(entries: Sequence[ConfigEntry]) -> Dict[str, List[ConfigEntry]]:
-    """Group config entries by key."""
-    grouped: Dict[str, List[ConfigEntry]] = {}
-    for entry in entries:
-        grouped.setdefault(entry.key, []).append(entry)
-    return grouped

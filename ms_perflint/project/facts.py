@@ -407,7 +407,8 @@ class _Collector:
         top_level = not self.scope
         if top_level:
             self.called = self._called_names(node)
-        for part in (*node.decorator_list, *getattr(node, "bases", ()), *getattr(node, "keywords", ())):  # type: ignore[attr-defined]
+        header = (*node.decorator_list, *getattr(node, "bases", ()), *getattr(node, "keywords", ()))  # type: ignore
+        for part in header:
             self._scan(part)
         self.scope.append(node)
         self.instances.append({})
@@ -758,8 +759,3 @@ def _is_environ(node: ast.AST) -> bool:
 
 def _is_profiler_key(node: ast.AST) -> bool:
     return literal(node) == PROFILER_ENV
-
-
-def iter_sites(facts: FileFacts) -> Sequence[Site]:
-    """Every site recorded for a file (for tests and tracing)."""
-    return [*facts.amp, *facts.casts, *facts.autotune, *facts.profilers, *facts.config_entries, *facts.class_count_uses]

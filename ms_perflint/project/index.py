@@ -22,7 +22,7 @@ import os
 import tempfile
 import tokenize
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ms_perflint import __version__
 from ms_perflint.discovery import SKIPPED_FOLDERS

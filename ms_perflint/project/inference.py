@@ -123,8 +123,6 @@ class Inference:
     def _value(self, node: Any, depth: int) -> Optional[Inferred]:
         if depth > MAX_DEPTH:
             return None
-        import astroid
-
         base, key = _base_and_key(node)
         if base is not None:
             special = self._key_of_instance(base, key, depth)
@@ -134,9 +132,9 @@ class Inference:
 
     def _key_of_instance(self, base: Any, key: str, depth: int) -> Optional[Inferred]:
         """``x.key``/``x["key"]`` where ``x = <call>``: argparse, a config built from a dict, a class instance."""
-        for assigned in _assigned_values(base):
-            import astroid
+        import astroid
 
+        for assigned in _assigned_values(base):
             if isinstance(assigned, astroid.nodes.Call):
                 return self._attribute_of_call(assigned, key, depth + 1)
             if isinstance(assigned, astroid.nodes.Dict):
@@ -310,7 +308,9 @@ def _class_default(class_node: Any, key: str) -> Optional[Inferred]:
     for statement in class_node.body:
         if isinstance(statement, astroid.nodes.AnnAssign) and getattr(statement.target, "name", None) == key:
             values.append(statement.value)
-        elif isinstance(statement, astroid.nodes.Assign) and any(getattr(t, "name", None) == key for t in statement.targets):
+        elif isinstance(statement, astroid.nodes.Assign) and any(
+            getattr(target, "name", None) == key for target in statement.targets
+        ):
             values.append(statement.value)
     if len(values) != 1 or values[0] is None:
         return None

@@ -20,7 +20,7 @@ import posixpath
 from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
-from ms_perflint.project.facts import AmpSite, CastSite, ConfigEntry, FileFacts, Guard, ProfilerSite
+from ms_perflint.project.facts import AmpSite, CastSite, FileFacts, Guard, ProfilerSite
 from ms_perflint.project.index import ProjectIndex
 
 #: AMP levels that run Dense/MatMul in float16 (RULES.md: O1 and auto through the white list).
@@ -226,7 +226,8 @@ class ProjectAnalysis:
                 if entry.key == key:
                     source = "argparse default" if entry.owner == "argparse" else f"{entry.owner}[{key!r}]"
                     values.append(ConfigValue(entry.value, Where(name, entry.line, entry.column), source))
-        entry_names = {posixpath.basename(name) for name in self.importers_of(relative)} if relative in self.facts else set()
+        entries = self.importers_of(relative) if relative in self.facts else frozenset()
+        entry_names = {posixpath.basename(name) for name in entries}
         for path, record in sorted(self.index.files.items()):
             if record.yaml is not None:
                 values.extend(ConfigValue(e.value, Where(path, e.line, e.column), f"{key}:")
@@ -285,7 +286,8 @@ class ProjectAnalysis:
             return AmpJudgement(Coverage(mechanism, where, detail), level)
         if values:
             listed = ", ".join(str(v) for v in values)
-            return AmpJudgement(None, None, f"{mechanism} at {where} keeps fp32: every configured value keeps fp32 ({listed})")
+            note = f"{mechanism} at {where} keeps fp32: every configured value keeps fp32 ({listed})"
+            return AmpJudgement(None, None, note)
         return AmpJudgement(Coverage(mechanism, where, "value not known, assumed to cover"), None)
 
     def cast_coverage(self) -> Dict[Tuple[str, str], Coverage]:
