@@ -114,25 +114,6 @@ def test_casts_record_the_builder_of_the_instance():
     assert found == [("src.model.build", True, 7), ("src.model.Head", False, 9), ("src.model.Head", True, 10)]
 
 
-def test_autotune_values_and_guards():
-    facts = facts_of(
-        """
-        import mindspore.dataset as ds
-        ds.config.set_enable_autotune(True)
-        if args.tune:
-            ds.config.set_enable_autotune(enable=args.tune)
-        else:
-            ds.config.set_enable_autotune(False)
-        """
-    )
-    found = [(s.value, s.expression, s.guards, s.line) for s in facts.autotune]
-    assert found == [
-        (True, "", [], 2),
-        (None, "args.tune", [("args.tune", True)], 4),
-        (False, "", [("args.tune", False)], 6),
-    ]
-
-
 def test_profiler_sites_and_dataset_profiling_as_msp105_reads_them():
     facts = facts_of(
         """

@@ -34,7 +34,6 @@ AMP_CALLS = {
 PRECISION_MODE_SUFFIX = ".precision_mode"
 HF32_SUFFIX = ".matmul_allow_hf32"
 SET_CONTEXT = "mindspore.set_context"
-SET_AUTOTUNE = "mindspore.dataset.config.set_enable_autotune"
 #: Profiling sites, named as MSP105 names them. ``data_process`` defaults: None where the default changed
 #: across releases (``Profiler``: True before ~2.3, False since), False where it was always False.
 PROFILER_CALLS = {"mindspore.profiler.Profiler": None, "mindspore.profiler.profile": False}
@@ -47,10 +46,7 @@ RESNET50_NAMES = frozenset(("resnet50", "ResNet50"))
 CLASS_COUNT_KEYWORDS = ("num_classes", "class_num")
 WEIGHT_LOADERS = frozenset(("load_checkpoint", "load_param_into_net"))
 #: Keys of config values the project analysis follows.
-CONFIG_KEYS = frozenset(
-    ("amp_level", "class_num", "num_classes", "profile", "enable_profiling", "profiler", "auto_tune",
-     "autotune", "enable_autotune", "async_save")
-)
+CONFIG_KEYS = frozenset(("amp_level", "class_num", "num_classes", "profile", "enable_profiling", "profiler"))
 
 
 @dataclass
@@ -81,15 +77,6 @@ class CastSite(Site):
     builder: str = ""
     low_precision: bool = True
     text: str = ""
-
-
-@dataclass
-class FlagSite(Site):
-    """``set_enable_autotune(...)``: ``value`` True/False, None when not literal (``expression`` then)."""
-
-    value: Optional[bool] = None
-    expression: str = ""
-    guards: List[Guard] = field(default_factory=list)
 
 
 @dataclass
@@ -146,7 +133,6 @@ class FileFacts:
     functions: Dict[str, List[str]] = field(default_factory=dict)
     amp: List[AmpSite] = field(default_factory=list)
     casts: List[CastSite] = field(default_factory=list)
-    autotune: List[FlagSite] = field(default_factory=list)
     profilers: List[ProfilerSite] = field(default_factory=list)
     config_entries: List[ConfigEntry] = field(default_factory=list)
     class_count_uses: List[ClassCountUse] = field(default_factory=list)
@@ -158,7 +144,7 @@ class FileFacts:
     @classmethod
     def from_json(cls, data: Dict[str, Any]) -> "FileFacts":
         """Inverse of :meth:`to_json`."""
-        kinds = {"amp": AmpSite, "casts": CastSite, "autotune": FlagSite, "profilers": ProfilerSite,
+        kinds = {"amp": AmpSite, "casts": CastSite, "profilers": ProfilerSite,
                  "config_entries": ConfigEntry, "class_count_uses": ClassCountUse}
         values = dict(data)
         for name, kind in kinds.items():
@@ -281,7 +267,7 @@ def keyword(call: ast.Call, name: str, position: Optional[int] = None) -> Option
 #: every other call only tells what a class or function builds.
 _INTERESTING_CALLEES = frozenset(
     ("Model", "auto_mixed_precision", "build_train_network", "precision_mode", "matmul_allow_hf32", "set_context",
-     "set_enable_autotune", "Profiler", "profile", "to_float", "add_flags_recursive", "add_argument", "setdefault",
+     "Profiler", "profile", "to_float", "add_flags_recursive", "add_argument", "setdefault",
      "putenv", "create_model", *RESNET50_NAMES)
 )
 _DEFINITIONS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
@@ -330,7 +316,7 @@ class _Collector:
             name: target for name, target in self.names.table.items()
             if target.split(".", 1)[0] not in self.packages and name not in self.local_definitions
         }
-        for sites in (facts.amp, facts.casts, facts.autotune, facts.profilers, facts.config_entries,
+        for sites in (facts.amp, facts.casts, facts.profilers, facts.config_entries,
                       facts.class_count_uses):
             sites.sort(key=lambda site: (site.line, site.column))
 
@@ -548,8 +534,6 @@ class _Collector:
             self._add_amp(node, "matmul_allow_hf32", "hf32", "")
         elif qualified == SET_CONTEXT:
             self._set_context(node)
-        elif qualified == SET_AUTOTUNE:
-            self._autotune(node)
         elif qualified in PROFILER_CALLS:
             self._profiler(node, qualified, _dataset_profiling(node, qualified))
 
@@ -610,18 +594,6 @@ class _Collector:
         return None
 
     # --- AutoTune and profiling ------------------------------------------------
-
-    def _autotune(self, node: ast.Call) -> None:
-        argument = keyword(node, "enable", 0)
-        if argument is None:
-            return
-        value = literal(argument)
-        line, column = self.site(node)
-        if value is NOT_LITERAL:
-            site = FlagSite(line, column, value=None, expression=ast.unparse(argument), guards=self.guards())
-        else:
-            site = FlagSite(line, column, value=bool(value), guards=self.guards())
-        self.facts.autotune.append(site)
 
     def _profiler_options(self, node: ast.AST, value: ast.AST) -> None:
         """``MS_PROFILER_OPTIONS`` set to JSON (text or ``json.dumps({...})``) with ``"start": true``."""

@@ -378,11 +378,6 @@ class ProjectView:
         self.analysis = analysis
         self.relative = relative
 
-    @property
-    def root(self) -> str:
-        """The project's root folder."""
-        return self.analysis.index.root
-
     def fp16_coverage(self, class_name: str) -> Optional[Coverage]:
         """How a Cell class of this file is covered anywhere in its programs, or None."""
         return self.analysis.coverage(self.relative, class_name)[0]
@@ -403,18 +398,6 @@ class ProjectView:
     def profilers_elsewhere(self) -> List[RemoteProfiler]:
         """Profiling started in other files of programs that hold this file."""
         return self.analysis.profilers_elsewhere(self.relative)
-
-    def flag_value(self, expression: str) -> Optional[bool]:
-        """A config flag's value when every config source agrees (``args.auto_tune`` -> True)."""
-        return self.analysis.flag_value(self.relative, expression)
-
-    def config_values(self, key: str) -> List[ConfigValue]:
-        """Every configured value of ``key`` reaching this file's programs."""
-        return self.analysis.config_values(self.relative, key)
-
-    def infer(self, expression: str, scope: Sequence[str] = ()) -> Any:
-        """astroid inference of an expression written in this file (an ``Inferred`` or None)."""
-        return self.analysis.inference().infer(self.analysis.index.absolute(self.relative), expression, scope)
 
     def class_count_origins(self) -> List[ClassCountOrigin]:
         """Literal 1000s in this file that become a ResNet-50's class count elsewhere."""
