@@ -75,9 +75,24 @@ def build_parser() -> argparse.ArgumentParser:
     config.add_argument(
         "--respect-gitignore", action=argparse.BooleanOptionalAction, default=None, help="skip files git ignores (default: on)"
     )
+    performance = parser.add_argument_group("performance")
+    performance.add_argument(
+        "-j", "--jobs", type=_job_count, default=0, metavar="N",
+        help="worker processes (default: auto, one per 8 files to lint, at most one per core)",
+    )
+    performance.add_argument("--no-cache", action="store_true", help="neither read nor write cached results")
+    performance.add_argument("--cache-dir", metavar="DIR", help="where cached results live (default: .ms_perflint_cache in the project root)")
     fix_runner.add_arguments(parser)
     project_cli.add_arguments(parser)
     return parser
+
+
+def _job_count(text: str) -> int:
+    if text == "auto":
+        return 0
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes (or auto)")
+    return int(text)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -137,7 +152,6 @@ def settings_from_args(args: argparse.Namespace, config=None):
 def run(args: argparse.Namespace) -> int:
     """Lint the paths in ``args`` and report."""
     from ms_perflint.discovery import PathNotFound, discover
-    from ms_perflint.engine import lint_file
 
     if args.explain is not None:
         return explain(args.explain)
@@ -176,10 +190,25 @@ def run(args: argparse.Namespace) -> int:
         configs = project_cli.fix_configs(args, settings, sys.stdout)  # YAML fixes are text edits, not CST
         code = fix_runner.run(args, settings, found.files, report=lambda fixed: write_report(fixed + configs, args, settings))
         return EXIT_FINDINGS if configs and not args.exit_zero else code
-    results = [lint_file(path, settings) for path in found.files] + project_cli.config_results(args.paths, settings)
+    results = lint_files(found.files, args, config, settings) + project_cli.config_results(args.paths, settings)
     write_report(results, args, settings)
     has_findings = any(result.violations or result.error for result in results)
     return EXIT_FINDINGS if has_findings and not args.exit_zero else EXIT_CLEAN
+
+
+def lint_files(files: Sequence[str], args: argparse.Namespace, config, settings) -> list:
+    """Lint ``files``: cached results first, the rest in-process or in a pool (``--jobs``); in ``files``' order."""
+    from ms_perflint.cache import ResultCache, default_cache_dir
+    from ms_perflint.parallel import lint_paths
+
+    cache = None
+    if not args.no_cache:
+        folder = args.cache_dir or default_cache_dir(str(config.root) if config.source is not None else None)
+        cache = ResultCache(folder, settings)
+    results = lint_paths(files, settings, jobs=args.jobs, cache=cache)
+    if cache is not None and cache.problem:
+        print(f"ms-perflint: warning: {cache.problem}; results were not cached", file=sys.stderr)
+    return results
 
 
 def lint_stdin(args: argparse.Namespace, config, settings) -> list:

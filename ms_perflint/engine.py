@@ -199,6 +199,11 @@ def lint_file(path: str, settings: Settings, keep_module: bool = False) -> FileR
     data = read_bytes(path)
     if isinstance(data, FileError):
         return FileResult(path, error=data)
+    return lint_data(data, path, settings, keep_module=keep_module)
+
+
+def lint_data(data: bytes, path: str, settings: Settings, keep_module: bool = False) -> FileResult:
+    """Lint the bytes of the file at ``path`` (a notebook when it ends in ``.ipynb``); never raises for bad input."""
     if path.lower().endswith(".ipynb"):
         from ms_perflint.notebook import lint_notebook  # a notebook has no module to keep: cells are joined
 

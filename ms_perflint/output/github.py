@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import List, Sequence, Tuple
 
-from ms_perflint.engine import FileResult
+from ms_perflint.results import FileResult
 
 
 def escape_data(text: str) -> str:

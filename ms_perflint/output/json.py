@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ms_perflint.engine import FileResult
+from ms_perflint.results import FileResult
 from ms_perflint.noqa import physical_lines
 from ms_perflint.rule import Fix, Violation
 from ms_perflint.settings import Settings

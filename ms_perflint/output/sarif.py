@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from urllib.parse import quote
 
 from ms_perflint import __version__
-from ms_perflint.engine import FileResult
+from ms_perflint.results import FileResult
 from ms_perflint.output.json import Edit, fix_edits
 from ms_perflint.rule import Violation
 from ms_perflint.settings import Settings

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, List, Optional, Sequence, TextIO
 
-from ms_perflint.engine import FileResult
+from ms_perflint.results import FileResult
 from ms_perflint.rule import FixSafety, Violation
 
 
