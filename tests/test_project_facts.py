@@ -265,3 +265,16 @@ def test_class_count_uses_follow_msp104s_idea_of_a_resnet50_builder():
     # Only mindcv's create_model("resnet50"): resnet18 is another model, torchvision another
     # framework, and an undefined, unimported resnet50 is nobody's builder.
     assert [(u.builder, u.line) for u in facts.class_count_uses] == [("create_model", 4)]
+
+
+def test_class_counts_the_file_decides_itself_are_left_to_the_per_file_rule():
+    facts = facts_of(
+        """
+        from src.resnet import resnet50
+        from src.consts import IMPORTED
+        LOCAL = 1000
+        def build(num=1000):
+            return resnet50(class_num=num), resnet50(class_num=LOCAL), resnet50(class_num=IMPORTED)
+        """
+    )
+    assert [u.expression for u in facts.class_count_uses] == ["IMPORTED"]

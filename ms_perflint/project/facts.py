@@ -301,6 +301,8 @@ class _Collector:
         #: Words whose presence in an expression's lines makes its calls worth reading.
         self.words = _words_pattern(_INTERESTING_CALLEES)
         self.local_definitions: Dict[str, str] = {}
+        #: Names assigned at module level (their value, if any, is the file's own business).
+        self.module_assigned: set = set()
         #: Dotted callee names in the top-level definition being read.
         self.called: Optional[set] = None
 
@@ -309,6 +311,9 @@ class _Collector:
         for statement in tree.body:
             if isinstance(statement, _DEFINITIONS):
                 self.local_definitions[statement.name] = f"{self.module}.{statement.name}"
+            elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+                targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                self.module_assigned.update(t.id for t in targets if isinstance(t, ast.Name))
         self._block(tree.body)
         facts = self.facts
         facts.imports = sorted(set(facts.imports))
@@ -637,7 +642,7 @@ class _Collector:
             return
         given = next((k for k in CLASS_COUNT_KEYWORDS if keyword(node, k) is not None), None)
         argument = keyword(node, given) if given else None
-        if argument is None or literal(argument) is not NOT_LITERAL:
+        if argument is None or literal(argument) is not NOT_LITERAL or self._decided_here(argument):
             return
         line, column = self.site(node)
         scope = [getattr(owner, "name", "") for owner in self.scope]
@@ -645,6 +650,17 @@ class _Collector:
                             scope=scope)
         use.loads_weights = self._loads_weights(node)
         self.facts.class_count_uses.append(use)
+
+    def _decided_here(self, argument: ast.AST) -> bool:
+        """A name the file itself gives a value (a module-level assignment, a parameter): MSP104 judges it there."""
+        if not isinstance(argument, ast.Name):
+            return False
+        if argument.id in self.module_assigned:
+            return True
+        return any(
+            argument.id in {a.arg for a in (*owner.args.posonlyargs, *owner.args.args, *owner.args.kwonlyargs)}
+            for owner in self.scope if isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef))
+        )
 
     def _builds_resnet50(self, node: ast.Call, name: str) -> bool:
         """A ResNet-50 builder as MSP104 tells them: imported or defined here, not another framework's."""
