@@ -18,6 +18,7 @@ import libcst as cst
 from ms_perflint.context import FileContext, note_class
 from ms_perflint.imports import MINDSPORE_PACKAGES
 from ms_perflint.noqa import LineSuppressions, file_directives
+from ms_perflint.parse_guard import nesting_error, python_syntax_error, too_deep_error
 from ms_perflint.positions import positions_of
 from ms_perflint.results import FileError, FileResult, SourceText, read_bytes
 from ms_perflint.rule import Rule, Violation, visitor_methods
@@ -70,19 +71,27 @@ def lint_source(
     rules = enabled_rules(settings, path) if rules is None else rules
     if not rules or not (could_fire(text, rules) or _project_needs(path, text, settings, rules)):
         return result
+    result.error = nesting_error(text)  # deep enough to crash or stall libcst's parser
+    if result.error is not None:
+        return result
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
         message = str(error).splitlines()[0] if str(error) else "invalid syntax"
-        result.error = FileError("SyntaxError", message, error.raw_line, error.raw_column)
+        libcst_error = FileError("SyntaxError", message, error.raw_line, error.raw_column)
+        result.error = python_syntax_error(text) or libcst_error  # Python's message and position read better
         return result
     except (RecursionError, MemoryError):
         result.error = FileError("SyntaxError", "file is too deeply nested to parse")
         return result
     if keep_module:
         result.module = module
-    context = run_rules(module, path, settings, rules)
-    result.violations = _finalize(context, text, settings)
+    try:
+        context = run_rules(module, path, settings, rules)
+        result.violations = _finalize(context, text, settings)
+    except RecursionError:  # a tree too deep for Python's stack, though not deep enough for nesting_error
+        result.module = None
+        result.error = too_deep_error()
     return result
 
 

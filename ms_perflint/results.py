@@ -8,6 +8,8 @@ fully cached run never parses, so it should not pay libcst's import either.
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, List, Optional, Union
 
@@ -51,11 +53,24 @@ class FileResult:
 
 
 def read_bytes(path: str) -> Union[bytes, FileError]:
-    """The file's bytes, or the error that explains why they cannot be read."""
+    """The file's bytes, or the error that explains why they cannot be read.
+
+    Opened without blocking, so that a FIFO named ``x.py`` is refused instead of
+    waiting forever for a writer.
+    """
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except IsADirectoryError:
         return FileError("ReadError", "is a folder, not a file")
     except OSError as error:
         return FileError("ReadError", f"cannot read file: {error.strerror or error}")
+    with open(descriptor, "rb") as handle:
+        try:
+            mode = os.fstat(descriptor).st_mode
+            if stat.S_ISDIR(mode):
+                return FileError("ReadError", "is a folder, not a file")
+            if not stat.S_ISREG(mode):
+                return FileError("ReadError", "not a regular file (a pipe, socket or device)")
+            return handle.read()
+        except OSError as error:
+            return FileError("ReadError", f"cannot read file: {error.strerror or error}")
