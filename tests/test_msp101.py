@@ -86,12 +86,15 @@ CONSTRUCTIONS = [
     ("from mindspore import nn as layers", "layers.Dense(16, 16)", SiteKind.CELL),
     ("from mindspore import nn", "nn.Linear(16, 16)", SiteKind.CELL),
     ("from mindspore import mint", "mint.nn.Linear(16, 16)", SiteKind.CELL),
+    ("from mindspore.mint import nn as mnn", "mnn.Linear(16, 16)", SiteKind.CELL),
     ("from mindspore.mint.nn import Linear", "Linear(16, 16)", SiteKind.CELL),
     ("from mindspore import nn", "nn.MatMul()", SiteKind.CELL),
     ("import mindspore.ops as ops", "ops.MatMul()", SiteKind.PRIMITIVE),
     ("from mindspore.ops import operations as P", "P.MatMul(transpose_b=True)", SiteKind.PRIMITIVE),
     ("from mindspore import ops", "ops.operations.MatMul()", SiteKind.PRIMITIVE),
     ("from mindspore.ops import MatMul", "MatMul()", SiteKind.PRIMITIVE),
+    ("import mindspore.ops.operations as P", "P.MatMul()", SiteKind.PRIMITIVE),
+    ("from mindspore.ops import MatMul as MM", "MM()", SiteKind.PRIMITIVE),
     ("from mindspore import ops", "ops.BatchMatMul()", SiteKind.PRIMITIVE),
     ("from mindspore.ops import operations as P", "P.BatchMatMul()", SiteKind.PRIMITIVE),
 ]
@@ -160,9 +163,11 @@ def test_a_primitive_is_reported_once_however_often_it_is_called():
 
 
 def test_the_markers_cover_every_spelling_the_rule_reports():
-    spellings = [construction for _, construction, _ in CONSTRUCTIONS] + [call for _, call in CALLS]
-    for spelling in spellings:
-        assert any(marker in spelling for marker in Fp32Matmul.markers), spelling
+    """The prefilter reads the file's text: the import plus the use must hold a marker."""
+    texts = [f"{imports}\n{construction}" for imports, construction, _ in CONSTRUCTIONS]
+    texts += [f"{imports}\n{call}" for imports, call in CALLS]
+    for text in texts:
+        assert any(marker in text for marker in Fp32Matmul.markers), text
 
 
 # --- only inside a Cell ---------------------------------------------------------------------------
@@ -331,6 +336,30 @@ def test_a_decision_on_an_instance_covers_what_it_builds(usage, reported):
 def test_to_float_on_self_covers_the_class_itself():
     source = BLOCKS.replace("        self.down = nn.Dense(512, 256)", "        self.down = nn.Dense(512, 256)\n        self.to_float(ms.float16)")
     assert found(source) == [(17, 21)]  # Block and Stage covered; Net's head (one line lower now) is not
+
+
+def test_to_float_on_self_in_a_base_class_covers_its_subclasses():
+    source = """\
+        import mindspore as ms
+        from mindspore import nn
+        class HalfCell(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.to_float(ms.float16)
+        class Head(HalfCell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(64, 64)
+        class Deeper(Head):
+            def __init__(self):
+                super().__init__()
+                self.out = nn.Dense(64, 64)
+        class Plain(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(64, 64)
+        """
+    assert found(source) == [(18, 19)]
 
 
 def test_a_block_class_handed_to_the_network_is_built_by_it():

@@ -318,6 +318,8 @@ class _Observations:
         self.local_classes: Set[str] = set()
         self.local_functions: Set[str] = set()
         self.cell_classes: Set[str] = set()
+        #: class -> the names of its bases, as written.
+        self.bases: Dict[str, Set[str]] = {}
         #: scope node -> name -> values assigned (None: unknown value).
         self.bindings: Dict[cst.CSTNode, Dict[str, List[Optional[cst.BaseExpression]]]] = {}
         #: (class, attribute) -> values assigned to ``self.<attribute>`` in that class.
@@ -567,6 +569,62 @@ class Fp32Matmul(Rule):
         ),
         Valid(
             """
+            from mindspore import amp, nn
+            class Head(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(2048, 1024)
+                def construct(self, x):
+                    return self.fc(x)
+            def build(loss, opt):
+                net = amp.build_train_network(Head(), opt, loss, level="O3")
+                return amp.custom_mixed_precision(net, white_list=[nn.Dense])
+            """,
+            why="build_train_network with a level above O0; a custom white list naming the layer",
+        ),
+        Valid(
+            """
+            import mindspore as ms
+            from mindspore import nn, ops
+            from mindspore.device_context.ascend.op_precision import matmul_allow_hf32
+            class Scores(nn.Cell):
+                def construct(self, q, k):
+                    return ops.bmm(q, k)
+            matmul_allow_hf32(True)
+            ms.set_context(ascend_config={"precision_mode": "allow_mix_precision"})
+            """,
+            why="HF32 MatMul, and the legacy ascend_config precision mode",
+        ),
+        Valid(
+            """
+            from mindspore import nn
+            from mindspore.ops import operations as P
+            class SelfAttention(nn.Cell):
+                def __init__(self, dim, compute_type):
+                    super().__init__()
+                    self.query = nn.Dense(dim, dim).to_float(compute_type)
+                    self.key = nn.Dense(dim, dim).to_float(compute_type)
+                    self.scores = P.BatchMatMul(transpose_b=True)
+                def construct(self, x):
+                    return self.scores(self.query(x), self.key(x))
+            """,
+            why="operands produced by cells put in compute_type (the model zoo's BERT)",
+        ),
+        Valid(
+            """
+            from mindspore import nn
+            class Head(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(2048, 1024)
+                def construct(self, x):
+                    return self.fc(x)
+            head = Head().add_flags_recursive(fp16=True)
+            """,
+            why="add_flags_recursive(fp16=True) on an instance",
+        ),
+        Valid(
+            """
             from mindspore import nn
             from mindspore.common import dtype as mstype
             class Classifier(nn.Cell):
@@ -806,6 +864,7 @@ class Fp32Matmul(Rule):
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         name = node.name.value
         self._seen.local_classes.add(name)
+        self._seen.bases[name] = {dotted_name(base.value) or "" for base in node.bases}
         if self.context.is_cell_class(node):
             self._seen.cell_classes.add(name)
         self._scopes.append(node)
@@ -1258,12 +1317,26 @@ class _FactBuilder:
             if attribute is not None and receiver.owner is not None:
                 self.facts.attribute_marks.setdefault((receiver.owner, attribute), receiver.mark)
             roots = _Roots(self, receiver.scope, receiver.owner).of(expression)
+            if roots is not None and _is_self(expression) and receiver.owner is not None:
+                roots |= self._subclasses(receiver.owner)  # self.to_float() in __init__ runs for them too
             if roots is None:
                 what = f"{receiver.mark.what} on a cell the linter cannot follow"
                 self.facts.global_marks.append(GlobalMark(Mark(what, receiver.mark.deliberate_fp32)))
                 continue
             for name in roots:
                 self.facts.instance_marks.setdefault(name, receiver.mark)
+
+    def _subclasses(self, name: str) -> Set[str]:
+        """Local classes that inherit from ``name``, directly or not."""
+        found: Set[str] = set()
+        queue = [name]
+        while queue:
+            base = queue.pop()
+            for child, bases in self.seen.bases.items():
+                if base in bases and child not in found:
+                    found.add(child)
+                    queue.append(child)
+        return found
 
     def _decided_attributes(self) -> None:
         self.decided.update(self.facts.attribute_marks)
@@ -1466,6 +1539,10 @@ def _is_layer(qualified: str) -> bool:
 
 
 # --- small helpers ----------------------------------------------------------------------
+
+
+def _is_self(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"
 
 
 def _self_attribute(node: cst.BaseExpression) -> Optional[str]:
