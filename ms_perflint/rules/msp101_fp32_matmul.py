@@ -971,7 +971,8 @@ class Fp32Matmul(Rule):
                 receiver = _Receiver(func.value, self._scopes[-1], owner, mark, self._assigned_attribute())
                 self._seen.receivers.append(receiver)
         elif method == "matmul" and self._is_tensor_matmul(node, func):
-            self._add_site(node, TENSOR_MATMUL, TENSOR_MATMUL, SiteKind.OPERATOR, operands=(func.value, node.args[0].value))
+            operands = (func.value, node.args[0].value)
+            self._add_site(node, TENSOR_MATMUL, TENSOR_MATMUL, SiteKind.OPERATOR, operands=operands)
         elif method in GROWS_LIST and isinstance(func.value, cst.Name):
             for arg in node.args:
                 self._seen.bind(self._scopes[-1], func.value.value, arg.value)
@@ -1095,8 +1096,10 @@ class Fp32Matmul(Rule):
         parent = ancestors[-2] if len(ancestors) >= 2 else None
         if isinstance(parent, cst.Call) and parent.func is pending.site.node:
             pending.operands = [arg.value for arg in parent.args]  # ops.MatMul()(a, b)
-        elif isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
-            pending.local_name = parent.targets[0].target.value  # mm = ops.MatMul(); mm(a, b)
+        elif isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+            target = parent.targets[0].target
+            if isinstance(target, cst.Name):
+                pending.local_name = target.value  # mm = ops.MatMul(); mm(a, b)
 
     # --- file-wide mechanisms ----------------------------------------------------------
 
@@ -1229,7 +1232,9 @@ class Fp32Matmul(Rule):
         Then a new ``import mindspore as ms`` would be shadowed, or shadow it: no fix.
         """
         seen = self._seen
-        return name in seen.local_classes or name in seen.local_functions or any(name in b for b in seen.bindings.values())
+        if name in seen.local_classes or name in seen.local_functions:
+            return True
+        return any(name in names for names in seen.bindings.values())
 
 
 def _message(site: MatmulSite, float16: str, partial: bool) -> str:
@@ -1350,19 +1355,24 @@ class _FactBuilder:
 
     def _casting_calls(self) -> None:
         for (owner, attribute), calls in self.seen.self_calls.items():
-            if any(self.casts_an_operand([arg.value for arg in call.args], function, owner) for call, function in calls):
-                self.facts.casting_calls.add((owner, attribute))
+            for call, function in calls:
+                if self.casts_an_operand([arg.value for arg in call.args], function, owner):
+                    self.facts.casting_calls.add((owner, attribute))
+                    break
 
     def _sites(self) -> None:
         for pending in self.seen.sites:
             site = pending.site
             if pending.callee_head in self.local_names:
                 continue  # a local def shadows the MindSpore name (even one defined further down)
-            if site.kind is SiteKind.OPERATOR and any(self._is_host_value(o, pending.function) for o in pending.operands):
+            if site.kind is SiteKind.OPERATOR and self._on_host(pending):
                 continue  # numpy arithmetic on the host
             if site.own_mark is None and self._operands_cast(pending):
                 site.own_mark = Mark("an operand is cast in the same function")
             self.facts.sites.append(site)
+
+    def _on_host(self, pending: _PendingSite) -> bool:
+        return any(self._is_host_value(operand, pending.function) for operand in pending.operands)
 
     def _operands_cast(self, pending: _PendingSite) -> bool:
         owner = pending.site.owner
@@ -1444,7 +1454,8 @@ class _FactBuilder:
         while True:
             if isinstance(base, cst.Call):
                 qualified = self.qualified_name(base.func) or ""
-                if qualified.startswith("numpy.") or (isinstance(base.func, cst.Attribute) and base.func.attr.value == "asnumpy"):
+                asnumpy = isinstance(base.func, cst.Attribute) and base.func.attr.value == "asnumpy"
+                if qualified.startswith("numpy.") or asnumpy:
                     return True
                 base = base.func
             elif isinstance(base, (cst.Attribute, cst.Subscript)):
