@@ -4,9 +4,10 @@ libcst's ``PositionProvider`` regenerates the module's code and, for every one o
 its nodes, splits each token with a regular expression and records a range
 (measured: ~170 us per source line, more than parsing). The engine needs the
 positions of its findings only, so :func:`positions_of` regenerates the code
-with a state that records nothing but the requested nodes and counts lines only
-when a requested node starts or ends. The ranges are the same as
-``PositionProvider``'s (syntactic: whitespace a node owns is not included);
+with a state that records nothing but the requested nodes, counts lines only
+when a requested node starts or ends, and stops as soon as the last one ends.
+The ranges are the same as ``PositionProvider``'s (syntactic: whitespace a node
+owns is not included);
 ``tests/test_positions.py`` compares every node of the fixtures with it.
 
 This uses libcst's code generation hooks (``CodegenState``, ``Module._codegen``),
@@ -25,12 +26,17 @@ from libcst._nodes.internal import CodegenState
 _NOTHING_TO_RECORD = nullcontext()
 
 
+class _AllRecorded(Exception):
+    """Raised to stop generating code once every requested node has its range."""
+
+
 class _TargetedCodegenState(CodegenState):
     """Code generation that records the ranges of ``targets`` only."""
 
-    def __init__(self, module: cst.Module, targets: Set[cst.CSTNode]) -> None:
+    def __init__(self, module: cst.Module, wanted: Set[cst.CSTNode]) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
-        self.targets = targets
+        self.targets = set(wanted)
+        self._waiting = set(wanted)
         self.ranges: Dict[cst.CSTNode, CodeRange] = {}
         self._starts: Dict[cst.CSTNode, CodePosition] = {}
         self._counted_tokens = 0
@@ -60,7 +66,13 @@ class _TargetedCodegenState(CodegenState):
     def after_codegen(self, node: cst.CSTNode) -> None:
         # A syntactic range recorded while generating the node wins over the whitespace-inclusive one.
         if node in self.targets and node not in self.ranges:
-            self.ranges[node] = CodeRange(self._starts[node], self._position())
+            self._found(node, CodeRange(self._starts[node], self._position()))
+
+    def _found(self, node: cst.CSTNode, where: CodeRange) -> None:
+        self.ranges[node] = where
+        self._waiting.discard(node)
+        if not self._waiting:
+            raise _AllRecorded  # the rest of the module cannot change these ranges
 
     def record_syntactic_position(  # type: ignore[override]
         self,
@@ -88,12 +100,15 @@ class _TargetedCodegenState(CodegenState):
             start = self.ranges[start_node].start
         if end_node is not None:
             end = self.ranges[end_node].end
-        self.ranges[node] = CodeRange(start, end)
+        self._found(node, CodeRange(start, end))
 
 
 def positions_of(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> Dict[cst.CSTNode, CodeRange]:
     """``{node: CodeRange}`` for those of ``nodes`` that are in ``module`` (1-based lines, 0-based columns)."""
     wanted = set(nodes)
-    state = _TargetedCodegenState(module, set(wanted))
-    module._codegen(state)  # noqa: SLF001 -- the hook PositionProvider uses
+    state = _TargetedCodegenState(module, wanted)
+    try:
+        module._codegen(state)  # noqa: SLF001 -- the hook PositionProvider uses
+    except _AllRecorded:
+        pass
     return {node: where for node, where in state.ranges.items() if node in wanted}
