@@ -64,13 +64,15 @@ def read_bytes(path: str) -> Union[bytes, FileError]:
         return FileError("ReadError", "is a folder, not a file")
     except OSError as error:
         return FileError("ReadError", f"cannot read file: {error.strerror or error}")
-    with open(descriptor, "rb") as handle:
-        try:
-            mode = os.fstat(descriptor).st_mode
-            if stat.S_ISDIR(mode):
-                return FileError("ReadError", "is a folder, not a file")
-            if not stat.S_ISREG(mode):
-                return FileError("ReadError", "not a regular file (a pipe, socket or device)")
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if stat.S_ISDIR(mode):
+            return FileError("ReadError", "is a folder, not a file")
+        if not stat.S_ISREG(mode):
+            return FileError("ReadError", "not a regular file (a pipe, socket or device)")
+        with open(descriptor, "rb", closefd=False) as handle:
             return handle.read()
-        except OSError as error:
-            return FileError("ReadError", f"cannot read file: {error.strerror or error}")
+    except OSError as error:
+        return FileError("ReadError", f"cannot read file: {error.strerror or error}")
+    finally:
+        os.close(descriptor)

@@ -14,7 +14,8 @@ from typing import List
 
 import pytest
 
-from ms_perflint.engine import lint_source
+from ms_perflint.engine import lint_file, lint_source
+from ms_perflint.results import FileError, read_bytes
 from ms_perflint.settings import Settings
 from tests.conftest import run_flake8
 
@@ -162,6 +163,19 @@ def test_folder_named_like_a_python_file_inside_a_walked_folder(tmp_path):
     completed = check_with_good(tmp_path, "src")
     assert len(lines_about(completed, "src/model.py/inner.py")) == 1
     assert lines_about(completed, "src/model.py") == []
+
+
+def test_read_bytes_explains_every_path_that_is_not_a_readable_file(tmp_path):
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "gone.py").symlink_to(tmp_path / "deleted.py")
+    (tmp_path / "ok.py").write_bytes(b"x = 1\n")
+    assert read_bytes(str(tmp_path / "ok.py")) == b"x = 1\n"
+    assert read_bytes(str(tmp_path / "folder")) == FileError("ReadError", "is a folder, not a file")
+    assert read_bytes(str(tmp_path / "gone.py")) == FileError("ReadError", "cannot read file: No such file or directory")
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "pipe.py")
+        assert read_bytes(str(tmp_path / "pipe.py")) == FileError("ReadError", "not a regular file (a pipe, socket or device)")
+    assert lint_file(str(tmp_path / "folder"), Settings()).error == FileError("ReadError", "is a folder, not a file")
 
 
 @pytest.mark.parametrize("option", ["--output-file", "--config"])
