@@ -113,8 +113,8 @@ def run_once(command: Sequence[str], cwd: Optional[Path] = None, env: Optional[D
     return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, process.returncode)
 
 
-def measure_command(label: str, command: Sequence[str], repeat: int, warmup: bool = True) -> Measure:
-    """Median of ``repeat`` runs (after one unmeasured run that warms the page cache)."""
+def measure_command(label: str, command: Sequence[str], repeat: int, warmup: bool = False) -> Measure:
+    """Median of ``repeat`` runs (after one unmeasured run, with ``warmup``)."""
     if warmup:
         run_once(command)
     result = Measure(label)
@@ -196,11 +196,11 @@ def corpus_files(corpus: Path) -> List[Path]:
 
 
 def subset(files: Sequence[Path], fraction: float) -> List[Path]:
-    """A deterministic sample (by a hash of the path), so 25% is part of 50% is part of 100%."""
+    """A deterministic sample (ranked by a hash of the path), so 25% is part of 50% is part of 100%."""
     if fraction >= 1:
         return list(files)
-    limit = int(fraction * 2**32)
-    return [path for path in files if int(hashlib.sha256(str(path).encode()).hexdigest()[:8], 16) < limit]
+    ranked = sorted(files, key=lambda path: hashlib.sha256(str(path).encode()).hexdigest())
+    return sorted(ranked[: max(1, round(fraction * len(ranked)))])
 
 
 def count_lines(files: Sequence[Path]) -> int:
@@ -295,7 +295,9 @@ class Report:
 def benchmark(args: argparse.Namespace) -> Report:
     corpus: Path = args.corpus
     origins = build_corpus(corpus, args.mindspore_from)
-    files = corpus_files(corpus)
+    files = subset(corpus_files(corpus), args.fraction)
+    for path in files:  # warm the page cache once, so that no measured run pays for the disk
+        path.read_bytes()
     work = Path(tempfile.mkdtemp(prefix="bench-", dir=corpus))
     venvs = corpus / "venvs"
     plugin = make_venv(venvs / "with-plugin", ["flake8==" + _dev_flake8()], refresh=[str(REPO)])
@@ -316,7 +318,7 @@ def benchmark(args: argparse.Namespace) -> Report:
     paths = [str(path) for path in files]
     repeat = args.repeat
 
-    def measure(label: str, command: Sequence[str], repeat: int, warmup: bool = True) -> Measure:
+    def measure(label: str, command: Sequence[str], repeat: int, warmup: bool = False) -> Measure:
         taken = measure_command(label, command, repeat, warmup)
         report.measures.append(taken)
         return taken
@@ -327,8 +329,8 @@ def benchmark(args: argparse.Namespace) -> Report:
     full = measure("ms-perflint --no-cache -j1 (all files)", cli(plugin, "--no-cache", "-j", "1", *paths), repeat)
     parse_candidates = measure("libcst parse, files that can contain findings", [str(plugin), "-c", PARSE_SCRIPT, str(candidate_list)], repeat)
     parse_all = measure("libcst parse, all files", [str(plugin), "-c", PARSE_SCRIPT, str(everything)], repeat)
-    for label, floor in (("files that can contain findings", parse_candidates), ("all files", parse_all)):
-        report.rows.append((f"full run (-j1) / libcst parse of {label}", _ratio(full, floor), "<= 2.0" if "findings" in label else "", _met(_ratio(full, floor), 2.0) if "findings" in label else ""))
+    report.rows.append(("full run (-j1) / libcst parse of the files that can contain findings", _ratio(full, parse_candidates), "<= 2.0 (CPU)", _met(full.cpu / parse_candidates.cpu, 2.0)))
+    report.rows.append(("full run (-j1) / libcst parse of all files", _ratio(full, parse_all), "", ""))
     us_line = full.cpu / lines_all * 1e6
     us_line_parsed = full.cpu / max(1, lines_candidates) * 1e6
     report.rows.append(("ms-perflint CPU us per line, whole corpus", f"{us_line:.1f}", f"<= {TORCHFIX_US_PER_LINE / 5:.0f} (TorchFix 888 / 5)", _met(us_line, TORCHFIX_US_PER_LINE / 5)))
@@ -339,7 +341,7 @@ def benchmark(args: argparse.Namespace) -> Report:
     cache_dir = work / "cache"
     auto = measure("ms-perflint --no-cache (auto jobs)", cli(plugin, "--no-cache", *paths), repeat)
     run_once(cli(plugin, "--cache-dir", str(cache_dir), *paths))  # fills the cache
-    cached = measure("ms-perflint, every file cached", cli(plugin, "--cache-dir", str(cache_dir), *paths), repeat, warmup=False)
+    cached = measure("ms-perflint, every file cached", cli(plugin, "--cache-dir", str(cache_dir), *paths), repeat)
     report.rows.append(("cached re-run / full run (auto jobs)", _ratio(cached, auto, percent=True), "<= 5%", _met(cached.wall / auto.wall, 0.05)))
 
     print("(c) flake8")
@@ -357,22 +359,23 @@ def benchmark(args: argparse.Namespace) -> Report:
     print("(d) start-up for one small file")
     small = work / "small_train.py"
     small.write_text(SMALL_FILE)
-    start_cold = measure("one small file, --no-cache", cli(plugin, "--no-cache", str(small)), max(repeat, 5))
+    start_cold = measure("one small file, --no-cache", cli(plugin, "--no-cache", str(small)), max(repeat, 5), warmup=True)
     run_once(cli(plugin, "--cache-dir", str(cache_dir), str(small)))
-    start_cached = measure("one small file, cached", cli(plugin, "--cache-dir", str(cache_dir), str(small)), max(repeat, 5), warmup=False)
+    start_cached = measure("one small file, cached", cli(plugin, "--cache-dir", str(cache_dir), str(small)), max(repeat, 5))
     version_only = measure("ms-perflint --version (interpreter + CLI import)", [str(plugin), "-m", "ms_perflint", "--version"], max(repeat, 5))
     report.rows.append(("one small file via the CLI, not cached (s)", f"{start_cold.wall:.3f}", "<= 0.35", _met(start_cold.wall, 0.35)))
     report.rows.append(("one small file via the CLI, cached (s)", f"{start_cached.wall:.3f}", "<= 0.35", _met(start_cached.wall, 0.35)))
 
     print("(e) jobs and memory")
-    one = measure("ms-perflint --no-cache -j1", cli(plugin, "--no-cache", "-j", "1", *paths), repeat, warmup=False)
-    two = measure("ms-perflint --no-cache -j2", cli(plugin, "--no-cache", "-j", "2", *paths), repeat)
+    one = full  # the same command as (a)
+    two = measure("ms-perflint --no-cache -j2 (all files)", cli(plugin, "--no-cache", "-j", "2", *paths), repeat)
     report.rows.append(("--jobs 2 speed-up over --jobs 1 (wall)", f"{one.wall / two.wall:.2f}x", ">= 1.7x", _met(1.7, one.wall / two.wall)))
     memory = []
-    for fraction in (0.25, 0.5, 1.0):
+    for fraction in (0.25, 0.5):
         part = [str(path) for path in subset(files, fraction)]
-        result = measure(f"peak RSS, -j1, {fraction:.0%} of the corpus ({len(part)} files)", cli(plugin, "--no-cache", "-j", "1", *part), 1, warmup=False)
+        result = measure(f"ms-perflint --no-cache -j1, {fraction:.0%} of the files ({len(part)})", cli(plugin, "--no-cache", "-j", "1", *part), 1)
         memory.append((fraction, result.max_rss_mib))
+    memory.append((1.0, full.max_rss_mib))
     growth = memory[-1][1] / memory[0][1]
     report.rows.append(("peak RSS 100% / 25% of the corpus (-j1)", f"{growth:.2f}x ({memory[0][1]:.0f} -> {memory[-1][1]:.0f} MiB)", "flat (~1x)", _met(growth, 1.3)))
     report.rows.append(("peak RSS of the largest process, -j2", f"{two.max_rss_mib:.0f} MiB", "", ""))
@@ -381,13 +384,27 @@ def benchmark(args: argparse.Namespace) -> Report:
         print("(f) Fixit")
         fixit = make_venv(venvs / "fixit", ["fixit"])
         report.tool_versions["fixit"] = versions(fixit).get("fixit", "?")
-        fixit_files = [str(path) for path in subset(files, args.fixit_fraction)]
+        # Fixit skips files git ignores (bench/.corpus is), so both tools get a copy outside the repository.
+        outside = Path(tempfile.mkdtemp(prefix="ms-perflint-bench-fixit-"))
+        fixit_files = []
+        for path in subset(files, args.fixit_fraction):
+            copy = outside / path.relative_to(corpus / "src")
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, copy)
+            fixit_files.append(str(copy))
         fixit_lines = count_lines([Path(p) for p in fixit_files])
         ours = measure(f"ms-perflint --no-cache -j1, Fixit's sample ({len(fixit_files)} files)", cli(plugin, "--no-cache", "-j", "1", *fixit_files), repeat)
         theirs = measure("fixit lint (built-in rules), same files", [str(fixit), "-m", "fixit", "lint", *fixit_files], repeat)
         report.rows.append(("Fixit CPU us per line (its built-in rules)", f"{theirs.cpu / fixit_lines * 1e6:.1f}", "", ""))
         report.rows.append(("Fixit / ms-perflint (CPU, same files)", f"{theirs.cpu / ours.cpu:.1f}x", "", ""))
-        report.notes.append(f"Fixit rows use a {args.fixit_fraction:.0%} sample ({len(fixit_files)} files, {fixit_lines} lines); Fixit runs its own worker processes, so compare CPU seconds.")
+        said = subprocess.run([str(fixit), "-m", "fixit", "lint", *fixit_files], capture_output=True, text=True)
+        summary = (said.stdout + said.stderr).strip().splitlines()[-1:] or ["(no output)"]
+        report.notes.append(
+            f"Fixit rows use a {args.fixit_fraction:.0%} sample ({len(fixit_files)} files, {fixit_lines} lines), copied outside "
+            f"the repository because Fixit skips git-ignored files; Fixit's own summary: {summary[0]!r}. "
+            "Fixit runs its own worker processes, so compare CPU seconds."
+        )
+        shutil.rmtree(outside, ignore_errors=True)
 
     report.notes.append(f"load average (1 min) before the run: {load_before:.2f}, after: {os.getloadavg()[0]:.2f}")
     shutil.rmtree(work, ignore_errors=True)
@@ -466,7 +483,7 @@ def render(report: Report) -> str:
     out += ["| run | wall s | CPU s | peak RSS MiB |", "|---|---|---|---|"]
     out += [f"| {m.label} | {m.wall:.2f} | {m.cpu:.2f} | {m.max_rss_mib:.0f} |" for m in report.measures]
     out += ["", "## Reproduce", "", "```", report.command, "```", ""]
-    out += HOW_IT_IS_FAST
+    out.append(HOW_IT_IS_FAST)
     return "\n".join(out) + "\n"
 
 
@@ -498,6 +515,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="where downloads, sources and venvs live")
     parser.add_argument("--repeat", type=int, default=3, help="measured runs per command (median)")
+    parser.add_argument("--fraction", type=float, default=1.0, help="share of the corpus to use (a quick look: 0.05)")
     parser.add_argument("--flake8-fraction", type=float, default=0.25, help="share of the corpus flake8 is timed on")
     parser.add_argument("--fixit-fraction", type=float, default=0.25, help="share of the corpus Fixit is timed on")
     parser.add_argument("--skip-fixit", action="store_true", help="do not install or time Fixit")
