@@ -30,7 +30,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from functools import lru_cache
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -214,6 +213,8 @@ class ResultCache:
         try:
             self._prepare()
             os.makedirs(os.path.dirname(target), exist_ok=True)
+            import tempfile  # here: a run that only reads the cache never needs it
+
             handle, temporary = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".", suffix=".tmp")
             try:
                 with os.fdopen(handle, "wb") as stream:
