@@ -7,6 +7,7 @@ checked), 2 usage, configuration or internal error. No traceback reaches a user.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
@@ -110,6 +111,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("ms-perflint: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`ms-perflint src/ | head`): not an error worth a message.
+        # Point stdout at devnull so the interpreter's final flush cannot raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FINDINGS
     except Exception as error:  # noqa: BLE001 -- the last line of defence: no traceback for users
         print(f"ms-perflint: internal error: {type(error).__name__}: {error}", file=sys.stderr)
         print("ms-perflint: please report this with the file that caused it", file=sys.stderr)

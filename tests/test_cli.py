@@ -145,3 +145,23 @@ def test_formatters_are_imported_only_when_chosen(tmp_path: Path):
     assert "ms_perflint.output.json" in as_json and "ms_perflint.output.sarif" not in as_json
     github = loaded_modules("--output-format", "github", "train.py", cwd=tmp_path)
     assert "ms_perflint.output.github" in github and "ms_perflint.output.json" not in github
+
+
+def test_a_closed_output_pipe_is_not_an_internal_error(tmp_path):
+    """`ms-perflint src/ | head -1`: the reader leaves early; no traceback, no 'internal error'."""
+    import subprocess
+    import sys
+
+    source = "from mindspore.train import CheckpointConfig\n" + "c = CheckpointConfig()\n" * 2000
+    (tmp_path / "many.py").write_text(source)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ms_perflint", "--no-cache", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    first = process.stdout.readline()
+    process.stdout.close()  # the reader goes away, as `head -1` does
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 1
+    assert b"MSP103" in first
+    assert "Traceback" not in stderr and "internal error" not in stderr
