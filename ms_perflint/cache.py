@@ -9,6 +9,8 @@ the SHA-256 of:
   install invalidates too),
 - ``Settings.cache_key()`` and the codes enabled for the file's path
   (per-file ignores make that path-dependent),
+- in project mode, the digest of the project's index (a finding may depend on
+  other files of the program),
 - the file's bytes.
 
 Entries live in ``.ms_perflint_cache/`` at the project root (or ``--cache-dir``),
