@@ -160,3 +160,11 @@ def test_concurrent_processes_build_the_index_once(tmp_path: Path):
     # Exactly one process parsed the 40 files; the others waited for its lock and read its cache.
     assert [parsed for parsed, _ in outputs] == ["0", "0", "0", "40"]
     assert {count for _, count in outputs} == {"40"}
+
+
+def test_a_fifo_in_the_project_is_not_read(tmp_path: Path):
+    # Opening a named pipe for reading blocks until a writer comes: the index must never try.
+    write(tmp_path, {"pyproject.toml": "", "train.py": "import mindspore\n"})
+    os.mkfifo(tmp_path / "pipe.py")
+    index = ProjectIndex(str(tmp_path)).refresh()
+    assert sorted(index.files) == ["train.py"]

@@ -19,6 +19,7 @@ import hashlib
 import io
 import json
 import os
+import stat
 import tempfile
 import tokenize
 from dataclasses import dataclass, field, replace
@@ -186,8 +187,8 @@ class ProjectIndex:
             status = os.stat(path)
         except OSError:
             return None
-        if status.st_size > MAX_FILE_BYTES:
-            return None
+        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_FILE_BYTES:
+            return None  # a FIFO would block the read; devices and sockets are not source files
         if previous is not None and previous.size == status.st_size and previous.mtime_ns == status.st_mtime_ns:
             return previous
         try:
