@@ -151,3 +151,9 @@ def test_shell_arguments_of_python_commands():
 
 def test_shell_with_unbalanced_quotes_is_skipped_quietly():
     assert scan_shell('python train.py --amp_level "O2\n') == []
+
+
+def test_absurdly_nested_yaml_is_an_error_not_a_crash():
+    text = "model: resnet50\nnum_classes: " + "[" * 5000 + "]" * 5000 + "\n"
+    scan = scan_yaml(text)
+    assert scan.findings == [] and scan.error

@@ -278,3 +278,17 @@ def test_class_counts_the_file_decides_itself_are_left_to_the_per_file_rule():
         """
     )
     assert [u.expression for u in facts.class_count_uses] == ["IMPORTED"]
+
+
+def test_absurdly_nested_statements_give_no_facts_rather_than_a_crash():
+    depth = 90  # ast.parse accepts this; a recursive reader of statements may not, at a low recursion limit
+    text = "import mindspore\n" + "".join("    " * i + "if x:\n" for i in range(depth)) + "    " * depth + "pass\n"
+    import sys
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(150)
+    try:
+        facts = collect_facts(text, "deep")
+    finally:
+        sys.setrecursionlimit(limit)
+    assert facts.module == "deep"  # reached only if no RecursionError escaped

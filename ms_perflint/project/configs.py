@@ -96,11 +96,16 @@ def scan_yaml(text: str) -> YamlScan:
     scan = YamlScan()
     if not any(marker in text for marker in YAML_MARKERS):
         return scan
+    import yaml
+
     try:
-        documents = _compose_all(text)
-    except Exception as error:  # noqa: BLE001 -- any YAML error is the user's file, not our crash
-        scan.error = str(error).splitlines()[0] if str(error) else type(error).__name__
-        return scan
+        return _scan_documents(_compose_all(text), scan)
+    except (yaml.YAMLError, RecursionError) as error:  # the user's file, not our crash
+        message = str(error).splitlines()[0] if str(error) else type(error).__name__
+        return YamlScan(error=message)
+
+
+def _scan_documents(documents: list, scan: YamlScan) -> YamlScan:
     for document in documents:
         mappings = list(_mappings(document))
         scalars = [s for mapping in mappings for s in mapping]

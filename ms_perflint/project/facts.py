@@ -167,7 +167,10 @@ def collect_facts(text: str, module: str, is_package: bool = False) -> FileFacts
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return facts
-    _Collector(facts, text, module, is_package).run(tree)
+    try:
+        _Collector(facts, text, module, is_package).run(tree)
+    except RecursionError:
+        return FileFacts(module=module)  # absurdly deep nesting: no facts rather than a crash
     return facts
 
 
