@@ -493,6 +493,9 @@ def render(report: Report) -> str:
     return "\n".join(out) + "\n"
 
 
+#: Everything after this line in docs/performance.md is written by hand (the reading of the numbers) and kept.
+KEPT_MARKER = "<!-- everything below is written by hand and kept by bench/run.py -->"
+
 HOW_IT_IS_FAST = """\
 ## Where the time goes, and what keeps it low
 
@@ -537,7 +540,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.no_write:
         print(text)
     else:
-        args.output.write_text(text)
+        kept = ""
+        if args.output.exists() and KEPT_MARKER in args.output.read_text():
+            kept = args.output.read_text().split(KEPT_MARKER, 1)[1]
+        args.output.write_text(text + "\n" + KEPT_MARKER + kept)
         print(f"\nwrote {args.output}")
     return 0
 
