@@ -165,3 +165,12 @@ def test_a_closed_output_pipe_is_not_an_internal_error(tmp_path):
     assert process.wait(timeout=120) == 1
     assert b"MSP103" in first
     assert "Traceback" not in stderr and "internal error" not in stderr
+
+
+def test_summary_says_how_many_of_the_checked_files_have_findings(tmp_path):
+    (tmp_path / "bad.py").write_text("from mindspore.train import CheckpointConfig\nc = CheckpointConfig()\n")
+    (tmp_path / "clean.py").write_text("import mindspore as ms\n")
+    from tests.conftest import run_cli
+
+    completed = run_cli("--no-cache", str(tmp_path))
+    assert completed.stdout.splitlines()[-2] == "Found 1 finding in 1 of 2 files."

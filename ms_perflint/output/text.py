@@ -63,7 +63,9 @@ def summary(results: Sequence[FileResult], unsafe_fixes: bool = False) -> str:
         return f"All checks passed! ({len(results)} file{'s' if len(results) != 1 else ''} checked)"
     safe = sum(1 for r in results for v in r.violations if v.fix is not None and v.fix.safety is FixSafety.SAFE)
     unsafe = sum(1 for r in results for v in r.violations if v.fix is not None and v.fix.safety is FixSafety.UNSAFE)
-    parts = [f"Found {findings} finding{'s' if findings != 1 else ''} in {len(results)} file{'s' if len(results) != 1 else ''}"]
+    with_findings = sum(1 for result in results if result.violations)
+    checked = "" if with_findings == len(results) else f" of {len(results)}"
+    parts = [f"Found {findings} finding{'s' if findings != 1 else ''} in {with_findings}{checked} file{'s' if with_findings != 1 or checked else ''}"]
     if errors:
         parts.append(f"{errors} file{'s' if errors != 1 else ''} could not be checked")
     text = "; ".join(parts) + "."
