@@ -367,8 +367,13 @@ def benchmark(args: argparse.Namespace) -> Report:
     report.rows.append(("one small file via the CLI, cached (s)", f"{start_cached.wall:.3f}", "<= 0.35", _met(start_cached.wall, 0.35)))
 
     print("(e) jobs and memory")
-    one = full  # the same command as (a)
-    two = measure("ms-perflint --no-cache -j2 (all files)", cli(plugin, "--no-cache", "-j", "2", *paths), repeat)
+    # -j1 and -j2 alternate, so that a change in the machine's load hits both alike.
+    one, two = Measure("ms-perflint --no-cache -j1 (all files, alternating with -j2)"), Measure("ms-perflint --no-cache -j2 (all files)")
+    for _ in range(repeat):
+        one.samples.append(run_once(cli(plugin, "--no-cache", "-j", "1", *paths)))
+        two.samples.append(run_once(cli(plugin, "--no-cache", "-j", "2", *paths)))
+    report.measures += [one, two]
+    print(f"  -j1 {one.wall:.2f} s, -j2 {two.wall:.2f} s (alternating)", flush=True)
     report.rows.append(("--jobs 2 speed-up over --jobs 1 (wall)", f"{one.wall / two.wall:.2f}x", ">= 1.7x", _met(1.7, one.wall / two.wall)))
     # Peak memory is set by the largest single file's tree (nothing accumulates across files), so each
     # step is compared with a process that only parses the same files.
