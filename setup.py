@@ -25,7 +25,9 @@ setup(
     packages=find_packages(include=["ms_perflint", "ms_perflint.*"]),
     python_requires=">=3.9",
     install_requires=[
-        "libcst>=1.1",
+        # <2: the read-only walker and positions (walker.py, positions.py) rely on how libcst 1.x
+        # visits and generates code; tests/test_walker.py and test_positions.py check it per release.
+        "libcst>=1.1,<2",
         "flake8>=6",
         # Project analysis: values defined in other modules (config objects, imported constants),
         # inferred only for the sites a single file cannot decide (ms_perflint/project/inference.py).
