@@ -174,3 +174,25 @@ def test_summary_says_how_many_of_the_checked_files_have_findings(tmp_path):
 
     completed = run_cli("--no-cache", str(tmp_path))
     assert completed.stdout.splitlines()[-2] == "Found 1 finding in 1 of 2 files."
+
+
+def test_a_file_outside_any_project_does_not_load_the_project_index(tmp_path):
+    """Start-up: the index (fact collectors, YAML) is only imported where a project exists."""
+    import subprocess
+    import sys
+
+    from ms_perflint.project.roots import find_root
+
+    (tmp_path / "one.py").write_text("from mindspore.train import CheckpointConfig\nc = CheckpointConfig()\n")
+    assert find_root(str(tmp_path / "one.py")) is None  # precondition: no project marker above
+    probe = (
+        "import sys, runpy\n"
+        "sys.argv = ['ms-perflint', '--no-cache', 'one.py']\n"
+        "try:\n    runpy.run_module('ms_perflint', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "loaded = [m for m in ('ms_perflint.project.index', 'ms_perflint.project.facts', 'yaml') if m in sys.modules]\n"
+        "print('LOADED', loaded)\n"
+    )
+    completed = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert "one.py:2:5: MSP103" in completed.stdout
+    assert "LOADED []" in completed.stdout, completed.stdout

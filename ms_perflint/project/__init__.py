@@ -16,7 +16,19 @@ from __future__ import annotations
 import os
 from typing import Any, Optional
 
-from ms_perflint.project.index import ProjectIndex, find_root, load_index
+from ms_perflint.project.roots import find_root
+
+# The index (fact collectors, YAML) loads on first use: a file outside any project,
+# or a run with --no-project, never needs it.
+_LAZY = {"ProjectIndex", "load_index"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from ms_perflint.project import index
+
+        return getattr(index, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def root_for(path: str, settings: Any) -> Optional[str]:
@@ -57,7 +69,11 @@ def cache_token(path: str, settings: Any) -> str:
     project invalidates the cached results of its files; unchanged projects keep them.
     """
     root = root_for(path, settings)
-    return load_index(root).digest() if root else ""
+    if not root:
+        return ""
+    from ms_perflint.project.index import load_index
+
+    return load_index(root).digest()
 
 
 __all__ = ["ProjectIndex", "cache_token", "find_root", "load_index", "root_for", "view_for_path"]

@@ -16,11 +16,16 @@ from __future__ import annotations
 import argparse
 import os
 from dataclasses import dataclass
-from typing import Any, Iterable, List, Optional, Sequence, TextIO, Tuple
+from typing import TYPE_CHECKING, Any, Iterable, List, Optional, Sequence, TextIO, Tuple
 
-from ms_perflint.project import load_index, root_for
-from ms_perflint.project.configs import ConfigFinding, TextEdit, apply_edits, is_suppressed, scan_yaml
 from ms_perflint.rule import Fix, FixSafety, Violation
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ms_perflint.project.configs import ConfigFinding, TextEdit
+
+# The project package (index, YAML, facts) is imported inside the functions that use it:
+# the CLI imports this module on every run, and a run outside any project, or with
+# --no-project, should not pay for loading it.
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -77,13 +82,16 @@ def config_results(paths: Sequence[str], settings: Any, unsafe_fixes: bool = Fal
 
 def _config_files(paths: Sequence[str], settings: Any) -> Iterable[Tuple[str, str, Any]]:
     """``(path as the user spells it, root-relative path, index)`` of each YAML file under ``paths``."""
-    from ms_perflint.project.configs import YAML_SUFFIXES
+    from ms_perflint.project import root_for
 
     seen = set()
     for given in paths:
         root = root_for(given if os.path.isfile(given) else os.path.join(given, "_"), settings)
         if root is None:
             continue
+        from ms_perflint.project.configs import YAML_SUFFIXES
+        from ms_perflint.project.index import load_index
+
         index = load_index(root)
         if not any(facts.imports_mindspore for _, facts in index.python_facts()):
             continue  # not a MindSpore project: a PyTorch ResNet-50 config is not our business
@@ -122,6 +130,8 @@ def _kept_findings(path: str, findings: Sequence[ConfigFinding], settings: Any) 
 
 def _kept_findings_in(text: str, findings: Sequence[ConfigFinding], path: str, settings: Any) -> List[ConfigFinding]:
     """The findings that ``select``/``ignore``/per-file-ignores and ``# noqa`` leave."""
+    from ms_perflint.project.configs import is_suppressed
+
     lines = text.splitlines()
     kept = []
     for finding in findings:
@@ -161,6 +171,8 @@ def fix_config_files(results: Sequence[Any], unsafe: bool, write: bool = True) -
     Safe fixes always, unsafe ones with ``unsafe``. Only the fixed scalars change;
     with ``write`` the file is replaced atomically, keeping its mode.
     """
+    from ms_perflint.project.configs import apply_edits
+
     changed = []
     for result in results:
         edits = [v.edit for v in result.violations
@@ -190,6 +202,8 @@ def fix_configs(args: argparse.Namespace, settings: Any, out: TextIO) -> List[An
     after fixing (re-read from the fixed text); with ``--diff``, the files that
     would change, so the exit code says a diff was shown.
     """
+    from ms_perflint.project.configs import scan_yaml
+
     import difflib
 
     from ms_perflint.results import FileResult

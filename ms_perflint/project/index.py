@@ -37,33 +37,13 @@ from ms_perflint.project.configs import (
     scan_yaml,
 )
 from ms_perflint.project.facts import ConfigEntry, FileFacts, collect_facts
+from ms_perflint.project.roots import ROOT_MARKERS, find_root, is_root  # noqa: F401 -- re-exported
 
-#: Files or folders whose presence marks a project root.
-ROOT_MARKERS = ("pyproject.toml", "setup.py", ".git")
 CACHE_FOLDER = ".ms_perflint_cache"
 #: The cache layout's version; changes to the fact collectors are noticed by themselves (see ``_format``).
 INDEX_FORMAT = 1
 #: Files larger than this are not indexed (generated code, data dumped as Python).
 MAX_FILE_BYTES = 2_000_000
-
-
-def find_root(path: str) -> Optional[str]:
-    """The nearest folder at or above ``path`` holding a root marker, or None."""
-    folder = os.path.abspath(path)
-    if not os.path.isdir(folder):
-        folder = os.path.dirname(folder)
-    while True:
-        if any(os.path.exists(os.path.join(folder, marker)) for marker in ROOT_MARKERS):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
-
-
-def is_root(folder: str) -> bool:
-    """True when ``folder`` is a project root of its own (a nested project is not part of the outer one)."""
-    return any(os.path.exists(os.path.join(folder, marker)) for marker in ROOT_MARKERS)
 
 
 @dataclass
