@@ -81,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
         "-j", "--jobs", type=_job_count, default=0, metavar="N",
         help="worker processes (default: auto, one per 8 files to lint, at most one per core)",
     )
-    performance.add_argument("--no-cache", action="store_true", help="neither read nor write cached results")
+    performance.add_argument("--no-cache", action="store_true", help="neither read nor write cached results, nor the project index (built in memory instead)")
     performance.add_argument("--cache-dir", metavar="DIR", help="where cached results live (default: .ms_perflint_cache in the project root)")
     fix_runner.add_arguments(parser)
     project_cli.add_arguments(parser)

@@ -35,6 +35,8 @@ class Settings:
     project: bool = False
     #: In project mode, the root for files with no pyproject.toml/setup.py/.git above them (None: per-file for those).
     project_fallback_root: Optional[str] = None
+    #: Keep the project index in ``<root>/.ms_perflint_cache/`` between runs (off with ``--no-cache``).
+    project_cache: bool = True
 
     def is_enabled(self, code: str, path: Optional[str] = None) -> bool:
         """ruff/flake8 semantics: the most specific matching prefix of select vs ignore wins."""

@@ -86,6 +86,14 @@ def test_cli_matches_expected_including_config_files(project: Path):
 
 
 @pytest.mark.parametrize("project", CASES, indirect=True)
+def test_cli_without_cache_matches_expected_and_writes_no_cache(project: Path):
+    # The project index is then built in memory: same cross-file findings, nothing on disk.
+    completed = run_cli(".", "--quiet", "--no-cache", cwd=project)
+    assert set(parse(completed.stdout)) == expected(project.name), completed.stderr
+    assert not (project / ".ms_perflint_cache").exists()
+
+
+@pytest.mark.parametrize("project", CASES, indirect=True)
 def test_flake8_agrees_with_the_cli_on_python_files(project: Path):
     completed = run_flake8("--select", "MSP", ".", cwd=project)
     assert completed.returncode in (0, 1), completed.stderr

@@ -130,6 +130,18 @@ def test_a_project_whose_cache_cannot_be_written_is_indexed_in_memory(tmp_path: 
     assert (tmp_path / CACHE_FOLDER).read_text() == "not a folder"
 
 
+def test_an_index_not_persisted_neither_reads_nor_writes_the_cache(tmp_path: Path):
+    write(tmp_path, {"pyproject.toml": "", "train.py": "import mindspore\n"})
+    ProjectIndex(str(tmp_path)).refresh()
+    saved = Path(ProjectIndex(str(tmp_path))._cache_path())
+    before = saved.read_bytes()
+    write(tmp_path, {"src/model.py": MODEL})
+    memory = ProjectIndex(str(tmp_path), persist=False).refresh()
+    assert (memory.read_count, memory.parsed_count) == (2, 2)  # the saved index was not read
+    assert memory.files["src/model.py"].facts.cells == {"Net": 2}
+    assert saved.read_bytes() == before  # nor rewritten
+
+
 def test_load_index_is_once_per_process_unless_refreshed(tmp_path: Path):
     write(tmp_path, {"pyproject.toml": "", "train.py": "import mindspore\n"})
     first = load_index(str(tmp_path), refresh=True)

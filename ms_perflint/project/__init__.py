@@ -59,7 +59,7 @@ def view_for_path(path: str, settings: Any):
         return None
     from ms_perflint.project.view import view_for
 
-    return view_for(root, path)
+    return view_for(root, path, persist=getattr(settings, "project_cache", True))
 
 
 def cache_token(path: str, settings: Any) -> str:
@@ -73,7 +73,7 @@ def cache_token(path: str, settings: Any) -> str:
         return ""
     from ms_perflint.project.index import load_index
 
-    return load_index(root).digest()
+    return load_index(root, persist=getattr(settings, "project_cache", True)).digest()
 
 
 __all__ = ["ProjectIndex", "cache_token", "find_root", "load_index", "root_for", "view_for_path"]

@@ -44,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def configure(settings: Any, args: argparse.Namespace, paths: Sequence[str]) -> Any:
-    """``settings`` with project mode on, unless ``--no-project`` was given.
+    """``settings`` with project mode on, unless ``--no-project`` was given (``--no-cache``: index in memory only).
 
     Every file is linted with its project (the nearest folder above it with
     pyproject.toml, setup.py or .git). A folder given on the command line is the
@@ -57,7 +57,8 @@ def configure(settings: Any, args: argparse.Namespace, paths: Sequence[str]) -> 
         return replace(settings, project=False, project_fallback_root=None)
     folders = [os.path.abspath(path) for path in paths if os.path.isdir(path)]
     fallback = os.path.commonpath(folders) if folders else None
-    return replace(settings, project=True, project_fallback_root=fallback)
+    persist = not getattr(args, "no_cache", False)
+    return replace(settings, project=True, project_fallback_root=fallback, project_cache=persist)
 
 
 # --- findings in config files ----------------------------------------------------------
@@ -92,7 +93,7 @@ def _config_files(paths: Sequence[str], settings: Any) -> Iterable[Tuple[str, st
         from ms_perflint.project.configs import YAML_SUFFIXES
         from ms_perflint.project.index import load_index
 
-        index = load_index(root)
+        index = load_index(root, persist=settings.project_cache)
         if not any(facts.imports_mindspore for _, facts in index.python_facts()):
             continue  # not a MindSpore project: a PyTorch ResNet-50 config is not our business
         for relative, record in sorted(index.files.items()):

@@ -103,8 +103,10 @@ def _finding_from_json(data: Dict[str, Any]) -> ConfigFinding:
 class ProjectIndex:
     """Facts of every file of one project, by path relative to the root ('/'-separated)."""
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, persist: bool = True) -> None:
         self.root = os.path.abspath(root)
+        #: Read and write the index under ``<root>/.ms_perflint_cache/``; without, it lives in memory only.
+        self.persist = persist
         self.files: Dict[str, IndexedFile] = {}
         #: How many files this refresh had to read / parse (for tests and ``--statistics``-style notes).
         self.read_count = 0
@@ -145,21 +147,27 @@ class ProjectIndex:
 
     def refresh(self) -> "ProjectIndex":
         """Bring the index up to date with the files on disk, reusing the persisted one."""
+        if not self.persist:
+            self._update({})
+            return self
         with _locked(self._cache_path() + ".lock"):
-            previous = self._load()
-            current: Dict[str, IndexedFile] = {}
-            for relative, kind in _walk(self.root):
-                record = self._record(relative, kind, previous.get(relative))
-                if record is not None:
-                    current[relative] = record
-            changed = current.keys() != previous.keys() or any(
-                previous[p].digest != r.digest or previous[p].mtime_ns != r.mtime_ns for p, r in current.items()
-            )
-            self.files = current
-            self._digest = None
-            if changed:
+            if self._update(self._load()):
                 self._save()
         return self
+
+    def _update(self, previous: Dict[str, "IndexedFile"]) -> bool:
+        """Set :attr:`files` from disk, reusing ``previous`` records; True when anything changed."""
+        current: Dict[str, IndexedFile] = {}
+        for relative, kind in _walk(self.root):
+            record = self._record(relative, kind, previous.get(relative))
+            if record is not None:
+                current[relative] = record
+        changed = current.keys() != previous.keys() or any(
+            previous[p].digest != r.digest or previous[p].mtime_ns != r.mtime_ns for p, r in current.items()
+        )
+        self.files = current
+        self._digest = None
+        return changed
 
     def _record(self, relative: str, kind: str, previous: Optional[IndexedFile]) -> Optional[IndexedFile]:
         path = self.absolute(relative)
@@ -320,12 +328,16 @@ def _locked(lock_path: str) -> Iterator[None]:
 _LOADED: Dict[str, ProjectIndex] = {}
 
 
-def load_index(root: str, refresh: bool = False) -> ProjectIndex:
-    """The index of the project at ``root``, built or refreshed once per process (again with ``refresh``)."""
+def load_index(root: str, refresh: bool = False, persist: bool = True) -> ProjectIndex:
+    """The index of the project at ``root``, built or refreshed once per process (again with ``refresh``).
+
+    With ``persist`` false (``--no-cache``) the index is built in memory, and no
+    file under ``<root>/.ms_perflint_cache/`` is read or written.
+    """
     root = os.path.abspath(root)
     index = _LOADED.get(root)
     if index is None or refresh:
-        index = ProjectIndex(root).refresh()
+        index = ProjectIndex(root, persist=persist).refresh()
         _LOADED[root] = index
         from ms_perflint.project import view
 

@@ -501,19 +501,19 @@ def _shared_folders(candidate: str, importer: str) -> int:
 _ANALYSES: Dict[str, ProjectAnalysis] = {}
 
 
-def analysis_for(root: str) -> ProjectAnalysis:
-    """The analysis of the loaded index at ``root`` (loading it on first use)."""
+def analysis_for(root: str, persist: bool = True) -> ProjectAnalysis:
+    """The analysis of the loaded index at ``root`` (loading it on first use; ``persist``: see ``load_index``)."""
     from ms_perflint.project.index import load_index
 
     root = os.path.abspath(root)
     if root not in _ANALYSES:
-        _ANALYSES[root] = ProjectAnalysis(load_index(root))
+        _ANALYSES[root] = ProjectAnalysis(load_index(root, persist=persist))
     return _ANALYSES[root]
 
 
-def view_for(root: str, path: str) -> Optional[ProjectView]:
+def view_for(root: str, path: str, persist: bool = True) -> Optional[ProjectView]:
     """The view of ``path`` in the project at ``root``; None when the file is not indexed there."""
-    analysis = analysis_for(root)
+    analysis = analysis_for(root, persist)
     relative = analysis.index.relative(path)
     if relative is None or relative not in analysis.facts:
         return None
