@@ -95,6 +95,11 @@ KEYS: Tuple[Key, ...] = (
         "Skip files that git ignores (asks `git check-ignore` once per run; outside a git work "
         "tree, or without git, nothing is skipped).",
         "false"),
+    Key("project", BOOL, True,
+        "Lint each file with its project: facts from the other files, YAML configs and launch "
+        "scripts of the nearest folder with pyproject.toml, setup.py or .git (docs/project.md). "
+        "`false` lints every file on its own, in the CLI (as `--no-project` does) and in flake8.",
+        "false"),
     Key("required-version", VERSION, None,
         "Fail (exit 2) unless the running ms-perflint satisfies this version specifier, "
         "e.g. `>=0.1` or `>=0.1,<0.3` (operators `>=`, `<=`, `>`, `<`, `==`, `!=`, `~=`).",
@@ -134,6 +139,7 @@ class Config:
     extend_exclude: Tuple[str, ...] = ()
     force_exclude: bool = False
     respect_gitignore: bool = True
+    project: bool = True
     required_version: Optional[str] = None
     rule_options: Mapping[str, Any] = field(default_factory=dict)
 
@@ -145,6 +151,7 @@ class Config:
             ignore=self.ignore,
             per_file_ignores=dict(self.per_file_ignores),
             rule_options=dict(self.rule_options),
+            project=self.project,
         )
         values.update({name: value for name, value in overrides.items() if value is not None})
         return Settings(**values)
@@ -245,6 +252,9 @@ def _read_ini_section(path: Path, text: str) -> Optional[Dict[str, Any]]:
 def load_config(path: Path, explicit: bool = False) -> Config:
     """Read and validate the configuration in ``path``; raises :class:`ConfigError`."""
     path = path.resolve() if path.exists() else path
+    if path.is_dir():
+        names = ", ".join(CONFIG_FILES)
+        raise ConfigError(f"{path}: is a folder, not a configuration file; name the file in it ({names})")
     if not path.is_file():
         raise ConfigError(f"{path}: no such configuration file")
     if explicit and path.suffix not in (".toml", ".cfg", ".ini"):
@@ -418,6 +428,8 @@ def _parse_option(option: Any, raw: Any, is_ini: bool) -> Any:
         valid = isinstance(raw, expected)
     if not valid:
         raise _BadValue(f"expected {_type_word(expected)} (default {_toml_repr(option.default)}), got {_toml_repr(raw)}")
+    if option.minimum is not None and raw < option.minimum:
+        raise _BadValue(f"must be at least {_toml_repr(option.minimum)}, got {_toml_repr(raw)}")
     return raw
 
 
@@ -553,6 +565,8 @@ def render_reference() -> str:
             if option.choices
             else re.sub(r"^an? ", "", _type_word(type(option.default)))
         )
+        if option.minimum is not None:
+            kind += f" (at least `{_toml_repr(option.minimum)}`)"
         help_text = " ".join(option.help.split())
         lines.append(f"| `{name}` | {kind} | `{_toml_repr(option.default)}` | {code}: {help_text} |")
     lines += ["", "Examples of each key, as TOML:", "", "```toml", "[tool.ms-perflint]"]

@@ -57,7 +57,8 @@ def render_rule(rule: Type[Rule]) -> str:
     if rule.options:
         for option in rule.options:
             choices = f" One of: {', '.join(repr(c) for c in option.choices)}." if option.choices else ""
-            parts.append(f"- `{option.name}` (default `{option.default!r}`): {option.help}{choices}")
+            least = f", at least `{option.minimum!r}`" if option.minimum is not None else ""
+            parts.append(f"- `{option.name}` (default `{option.default!r}`{least}): {option.help}{choices}")
     else:
         parts.append("None.")
     if docs.references:

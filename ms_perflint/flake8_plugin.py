@@ -80,6 +80,8 @@ class Plugin:
 
         configured = config_for_file(self.filename).settings()
         enabled = tuple(code for code in codes if configured.is_enabled(code, self.filename))
-        # Project mode as in the CLI (files with no pyproject.toml/setup.py/.git above them use flake8's folder).
+        # Project mode as in the CLI (files with no pyproject.toml/setup.py/.git above them use flake8's folder),
+        # unless the configuration says `project = false`.
+        fallback = str(Path.cwd()) if configured.project else None
         return replace(configured, select=enabled, extend_select=(), ignore=(), per_file_ignores={}, apply_noqa=False,
-                       project=True, project_fallback_root=str(Path.cwd()))
+                       project_fallback_root=fallback)

@@ -83,6 +83,8 @@ class Option:
     default: Any
     help: str
     choices: Tuple[Any, ...] = ()
+    #: The smallest value a config file may set (numeric options; None: any).
+    minimum: Optional[float] = None
 
 
 @dataclass(frozen=True)

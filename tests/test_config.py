@@ -136,6 +136,7 @@ def test_config_flag_names_the_file(tmp_path: Path):
     "args, message",
     [
         (["--config", "missing.toml"], "no such configuration file"),
+        (["--config", "."], "is a folder, not a configuration file; name the file in it (pyproject.toml, "),
         (["--config", "plain.toml"], "plain.toml: has no [tool.ms-perflint] table"),
         (["--config", "lint.json"], "unknown configuration file type"),
         (["--config", "plain.toml", "--isolated"], "--config and --isolated cannot be used together"),
@@ -164,6 +165,8 @@ BAD_VALUES = {
     "per-file codes as a string": ('per-file-ignores = { "t.py" = "MSP103" }', "'t.py': expected a list of codes"),
     "an unmet required version": ('required-version = ">=99"', f"ms-perflint {__version__} does not satisfy '>=99'"),
     "a bad version specifier": ('required-version = "latest"', "'latest' is not a version specifier"),
+    "an alignment of zero": ("alignment = 0", "alignment: must be at least 1, got 0"),
+    "a negative alignment": ("alignment = -16", "alignment: must be at least 1, got -16"),
 }
 
 
@@ -230,6 +233,15 @@ def test_rule_options_are_validated_from_their_declarations(tmp_path: Path, name
         assert load_config(path).settings().option(name) == parsed
         ini = write(tmp_path, "setup.cfg", f"[ms-perflint]\n{name} = {good.strip(chr(34))}\n")
         assert load_config(ini).settings().option(name) == parsed
+
+
+def test_an_alignment_below_one_in_a_flake8_config_is_an_error_too(tmp_path: Path):
+    sources(tmp_path, ["a.py"])
+    write(tmp_path, "setup.cfg", "[ms-perflint]\nalignment = 0\n")
+    completed = run_cli(".", cwd=tmp_path)
+    assert completed.returncode == 2
+    assert "alignment: must be at least 1, got 0" in completed.stderr
+    assert "Traceback" not in completed.stderr
 
 
 def test_rule_option_reaches_the_rule(tmp_path: Path):

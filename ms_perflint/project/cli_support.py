@@ -44,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def configure(settings: Any, args: argparse.Namespace, paths: Sequence[str]) -> Any:
-    """``settings`` with project mode on, unless ``--no-project`` was given (``--no-cache``: index in memory only).
+    """``settings`` with project mode on, unless ``--no-project`` or ``project = false`` (``--no-cache``: index in memory only).
 
     Every file is linted with its project (the nearest folder above it with
     pyproject.toml, setup.py or .git). A folder given on the command line is the
@@ -53,7 +53,7 @@ def configure(settings: Any, args: argparse.Namespace, paths: Sequence[str]) -> 
     """
     from dataclasses import replace
 
-    if getattr(args, "no_project", False):
+    if getattr(args, "no_project", False) or not settings.project:  # the flag, or `project = false`
         return replace(settings, project=False, project_fallback_root=None)
     folders = [os.path.abspath(path) for path in paths if os.path.isdir(path)]
     fallback = os.path.commonpath(folders) if folders else None

@@ -138,8 +138,8 @@ class UnalignedMatmulDim(Rule):
         Option(
             "alignment",
             DEFAULT_ALIGNMENT,
-            "the multiple every MatMul/Tile/Div dim should be (a positive integer; "
-            "an invalid value falls back to 16)",
+            "the multiple every MatMul/Tile/Div dim should be",
+            minimum=1,
         ),
     )
     docs = RuleDocs(
