@@ -118,6 +118,40 @@ def _line_and_column(lines: List[str], first: int, offset: int) -> Tuple[int, in
     return number, offset
 
 
+def add_noqa_to_config_text(text: str, findings: Sequence[Tuple[int, str]]) -> NoqaOutcome:
+    """Suppress ``(line, code)`` findings of a YAML config with a ``# noqa: CODE`` comment at the end of the line.
+
+    A YAML finding is a scalar on one line (``class_num: 1000``), and the config
+    scanner reads ``# noqa`` anywhere on that line, so there is no run of lines to
+    find as in Python. An existing ``# noqa: X`` on the line is extended.
+    """
+    outcome = NoqaOutcome(text)
+    lines = physical_lines(text)
+    wanted: Dict[int, Set[str]] = {}
+    for line, code in findings:
+        wanted.setdefault(line, set()).add(code)
+    for number, codes in sorted(wanted.items()):
+        if not 0 < number <= len(lines):
+            outcome.problems.append(f"{number}: line is outside the file")
+            continue
+        body, ending = _split_ending(lines[number - 1])
+        match = NOQA_INLINE.search(body)
+        if match is None:
+            lines[number - 1] = body.rstrip(" \t") + "  # noqa: " + ",".join(sorted(codes)) + ending
+        elif match.group("codes") is not None:
+            existing = [part.upper() for part in re.split(r"[,\s]", match.group("codes")) if part]
+            missing = [code for code in sorted(codes) if not code.startswith(tuple(existing))]
+            if not missing:
+                continue
+            end = match.start("codes") + len(match.group("codes").rstrip(", \t\r\n\f\v"))
+            lines[number - 1] = body[:end] + "," + ",".join(missing) + body[end:] + ending
+        else:
+            continue  # a blanket ``# noqa`` already covers the line
+        outcome.added += 1
+    outcome.text = "".join(lines)
+    return outcome
+
+
 # --------------------------------------------------------------------------- files
 
 
@@ -143,10 +177,41 @@ def add_noqa_to_file(path: str, settings: Settings) -> Tuple[FileResult, NoqaOut
     return result, outcome, None
 
 
-def add_noqa_to_files(paths: Sequence[str], settings: Settings, err: TextIO = sys.stderr) -> int:
-    """The ``--add-noqa`` run: 0 when every finding is now suppressed, 1 when some file could not be handled."""
+def add_noqa_to_config_file(result: FileResult) -> Tuple[NoqaOutcome, Optional[str]]:
+    """Write noqa comments for a YAML config's findings (``result`` from the project's config scan)."""
+    from ms_perflint.writer import WriteRefused, write_atomic
+
+    try:
+        with open(result.path, "rb") as handle:
+            data = handle.read()
+        text = data.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return NoqaOutcome(""), f"not written: {error}"
+    outcome = add_noqa_to_config_text(text, [(v.line, v.code) for v in result.violations])
+    if outcome.added:
+        try:
+            write_atomic(result.path, outcome.text.encode("utf-8"), expected=data)
+        except WriteRefused as error:
+            outcome.added = 0
+            return outcome, f"not written: {error}"
+    return outcome, None
+
+
+def add_noqa_to_files(
+    paths: Sequence[str], settings: Settings, err: TextIO = sys.stderr, config_results: Sequence[FileResult] = (),
+) -> int:
+    """The ``--add-noqa`` run: 0 when every finding is now suppressed, 1 when some file could not be handled.
+
+    ``config_results`` are the findings in YAML configs (project mode); their lines get comments too.
+    """
     added = 0
     failed = False
+    for result in config_results:
+        outcome, problem = add_noqa_to_config_file(result)
+        for note in outcome.problems + ([problem] if problem else []):
+            err.write(f"ms-perflint: warning: {result.path}:{note}\n")
+            failed = True
+        added += outcome.added
     for path in paths:
         if path.lower().endswith(".ipynb"):
             continue  # a notebook's cells are JSON strings; comments are added in the notebook editor

@@ -14,7 +14,7 @@ from typing import Dict, List, Tuple
 
 from hypothesis import given, settings as hypothesis_settings, strategies as st
 
-from ms_perflint.add_noqa import add_noqa_to_text
+from ms_perflint.add_noqa import add_noqa_to_config_text, add_noqa_to_text
 from ms_perflint.noqa import LineSuppressions
 from tests.conftest import run_cli, run_flake8
 
@@ -256,3 +256,34 @@ def test_add_noqa_suppresses_every_finding_and_changes_only_comments(case):
     assert ("\r\n" in outcome.text) == ("\r\n" in text)
     again = add_noqa_to_text(outcome.text, findings)
     assert again.added == 0 and again.text == outcome.text
+
+
+# --------------------------------------------------------------------------- --add-noqa on YAML configs
+
+
+def test_config_noqa_is_appended_kept_extended_and_idempotent():
+    text = (
+        "net_name: resnet50\r\n"
+        "class_num: 1000\r\n"
+        "batch_size: 30   # noqa: MSP102\r\n"
+        "other: 1000  # noqa\r\n"
+        "last: 1000"
+    )
+    findings = [(2, "MSP104"), (3, "MSP104"), (4, "MSP104"), (5, "MSP104"), (5, "MSP102")]
+    outcome = add_noqa_to_config_text(text, findings)
+    assert outcome.text == (
+        "net_name: resnet50\r\n"
+        "class_num: 1000  # noqa: MSP104\r\n"
+        "batch_size: 30   # noqa: MSP102,MSP104\r\n"
+        "other: 1000  # noqa\r\n"
+        "last: 1000  # noqa: MSP102,MSP104"
+    )
+    assert outcome.added == 3 and outcome.problems == []
+    again = add_noqa_to_config_text(outcome.text, findings)
+    assert (again.text, again.added) == (outcome.text, 0)
+
+
+def test_config_noqa_reports_a_line_outside_the_file():
+    outcome = add_noqa_to_config_text("class_num: 1000\n", [(7, "MSP104")])
+    assert outcome.text == "class_num: 1000\n"
+    assert outcome.problems == ["7: line is outside the file"]

@@ -94,6 +94,39 @@ def test_cli_without_cache_matches_expected_and_writes_no_cache(project: Path):
 
 
 @pytest.mark.parametrize("project", CASES, indirect=True)
+def test_add_noqa_silences_every_finding_python_and_yaml_by_appending_comments(project: Path):
+    before = {path: path.read_text() for path in project.rglob("*") if path.is_file()}
+    added = run_cli(".", "--add-noqa", cwd=project)
+    assert added.returncode == 0, added.stderr
+    after = run_cli(".", "--quiet", cwd=project)
+    assert after.returncode == 0 and parse(after.stdout) == [], after.stdout
+    for path, old in before.items():
+        new = path.read_text()
+        if new == old:
+            continue
+        old_lines, new_lines = old.splitlines(), new.splitlines()
+        assert len(old_lines) == len(new_lines), path
+        for old_line, new_line in zip(old_lines, new_lines):  # a changed line only gains a comment at its end
+            assert new_line == old_line or (new_line.startswith(old_line.rstrip()) and "# noqa: MSP" in new_line), path
+    changed_yaml = [path for path, old in before.items() if path.suffix == ".yaml" and path.read_text() != old]
+    yaml_expected = {finding[0] for finding in expected(project.name) if finding[0].endswith(".yaml")}
+    assert {path.relative_to(project).as_posix() for path in changed_yaml} == yaml_expected
+
+
+@pytest.mark.parametrize("project", ["resnet50_class_counts"], indirect=True)
+def test_json_output_gives_the_edit_of_a_yaml_fix(project: Path):
+    import json
+
+    completed = run_cli(".", "--quiet", "--output-format", "json", cwd=project)
+    [finding] = [item for item in json.loads(completed.stdout) if item["filename"].endswith(".yaml")]
+    assert finding["location"] == {"row": 4, "column": 12}
+    assert finding["fix"]["applicability"] == "unsafe"
+    assert finding["fix"]["edits"] == [
+        {"content": "1001", "location": {"row": 4, "column": 12}, "end_location": {"row": 4, "column": 16}}
+    ]
+
+
+@pytest.mark.parametrize("project", CASES, indirect=True)
 def test_flake8_agrees_with_the_cli_on_python_files(project: Path):
     completed = run_flake8("--select", "MSP", ".", cwd=project)
     assert completed.returncode in (0, 1), completed.stderr
@@ -116,6 +149,19 @@ def test_no_project_lints_each_file_alone(project: Path):
         ("src/model.py", 11, 19, "MSP101"),
         ("tools/probe.py", 8, 19, "MSP101"),
     }
+
+
+@pytest.mark.parametrize("project", ["amp_in_train"], indirect=True)
+def test_project_false_in_the_configuration_turns_project_mode_off_for_cli_and_flake8(project: Path):
+    alone = run_cli(".", "--quiet", "--no-project", cwd=project)
+    with_project = run_cli(".", "--quiet", cwd=project)
+    assert set(parse(alone.stdout)) != set(parse(with_project.stdout))  # the project matters here
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + "\n[tool.ms-perflint]\nproject = false\n")
+    configured = run_cli(".", "--quiet", cwd=project)
+    assert set(parse(configured.stdout)) == set(parse(alone.stdout)), configured.stderr
+    flake8 = run_flake8("--select", "MSP", ".", cwd=project)
+    assert set(parse(flake8.stdout)) == python_only(set(parse(alone.stdout))), flake8.stderr
 
 
 @pytest.mark.parametrize("project", ["amp_in_train"], indirect=True)

@@ -10,7 +10,8 @@ object whose ``code`` is null and whose ``name`` is the error kind
 
 A fix's ``edits`` are the text changes that fix alone makes, each
 ``{"content", "location", "end_location"}``: the file is linted again with the
-parsed tree kept, the one fix is applied, and the two texts are compared.
+parsed tree kept, the one fix is applied, and the two texts are compared. A fix
+in a YAML config is a text edit of its own, applied alone and compared the same way.
 """
 
 from __future__ import annotations
@@ -121,6 +122,9 @@ def fix_edits(result: FileResult, settings: Settings) -> Dict[Tuple[str, int, in
     """
     from ms_perflint.engine import lint_source
 
+    config_edits = {_key(v): v.edit for v in result.violations if getattr(v, "edit", None) is not None}
+    if config_edits:
+        return _config_fix_edits(result.path, config_edits)
     if result.path.lower().endswith(".ipynb"):
         return {}  # cells are strings inside JSON: their fixes are not edits of the file's text
     text = result.source.text if result.source is not None else _read_text(result.path)
@@ -134,6 +138,18 @@ def fix_edits(result: FileResult, settings: Settings) -> Dict[Tuple[str, int, in
         if violation.fix is not None:
             edits[_key(violation)] = _edits_of(again.module, violation.fix, text)
     return edits
+
+
+def _config_fix_edits(path: str, fixes: Dict[Tuple[str, int, int], Any]) -> Dict[Tuple[str, int, int], List[Edit]]:
+    """Edits of a YAML config's fixes (text edits, applied alone the way ``--fix`` applies them)."""
+    from ms_perflint.project.configs import apply_edits
+
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    return {key: text_edits(text, apply_edits(text, [edit])) for key, edit in fixes.items()}
 
 
 def _read_text(path: str) -> Optional[str]:
