@@ -47,14 +47,17 @@ def run(
     report: Callable[[list], None],
     out: Optional[TextIO] = None,
     err: Optional[TextIO] = None,
+    lint: Optional[Callable[[Sequence[str]], list]] = None,
 ) -> int:
-    """Fix (or diff) ``files``; ``report(results)`` prints the findings that remain. Returns the exit code."""
-    from ms_perflint.fixer import fix_file
+    """Fix (or diff) ``files``; ``report(results)`` prints the findings that remain. Returns the exit code.
 
+    ``lint(files)`` is the CLI's linting (cache, ``--jobs``); with it, only files
+    whose findings carry a fix this run applies are read again and fixed.
+    """
     out = out or sys.stdout
     err = err or sys.stderr
     diff = bool(args.diff)
-    outcomes = [fix_file(path, settings, unsafe=args.unsafe_fixes, write=not diff) for path in files]
+    outcomes = fix_files(files, settings, bool(args.unsafe_fixes), write=not diff, lint=lint)
     for outcome in outcomes:
         for problem in outcome.problems:
             err.write(f"ms-perflint: warning: {problem.render(outcome.path)}\n")
@@ -72,14 +75,43 @@ def run(
     return exit_code(outcomes, args)
 
 
-def _run_diff(outcomes: list, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ms_perflint.fixer import unified_diff
+def fix_files(
+    files: Sequence[str], settings, unsafe: bool, write: bool, lint: Optional[Callable[[Sequence[str]], list]] = None,
+) -> list:
+    """A :class:`~ms_perflint.fixer.FixResult` per file, in order.
 
+    Fixing is serial (it rewrites files and re-lints them), so a model zoo's
+    clean files are left to ``lint``, which may use the cache and a pool: a
+    file is fixed only when its lint result has a fix to apply.
+    """
+    from ms_perflint.fix_results import FixResult, wanted
+
+    if lint is None:
+        return [_fix_file(path, settings, unsafe, write) for path in files]
+    outcomes = []
+    for path, result in zip(files, lint(files)):
+        if result.error is None and any(wanted(violation, unsafe) for violation in result.violations):
+            outcomes.append(_fix_file(path, settings, unsafe, write))
+        else:
+            outcomes.append(FixResult(path, remaining=result, before=result))
+    return outcomes
+
+
+def _fix_file(path: str, settings, unsafe: bool, write: bool):
+    from ms_perflint.fixer import fix_file  # libcst: only when a file is really fixed
+
+    return fix_file(path, settings, unsafe=unsafe, write=write)
+
+
+def _run_diff(outcomes: list, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for outcome in outcomes:
         if outcome.remaining.error is not None:
             error = outcome.remaining.error
             err.write(f"{outcome.path}:{error.line}:{error.column + 1}: {error.kind}: {error.message}\n")
-        out.write(unified_diff(outcome))
+        if outcome.changed:
+            from ms_perflint.fixer import unified_diff
+
+            out.write(unified_diff(outcome))
     if args.show_fixes:
         _write_applied(outcomes, err)
     if not args.quiet:

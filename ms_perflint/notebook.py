@@ -35,7 +35,7 @@ from ms_perflint.rule import Violation
 from ms_perflint.settings import Settings
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ms_perflint.fixer import FixResult
+    from ms_perflint.fix_results import FixResult
 
 #: A comment line put between cells in the virtual module; it finds the cells again after a fix.
 CELL_MARKER = "# >>> ms-perflint cell {} <<<"
@@ -410,7 +410,7 @@ def fix_notebook_source(
 
 def _cell_problem(problem, module: VirtualModule):
     """A fixer problem with its virtual line told as cell and line."""
-    from ms_perflint.fixer import FixProblem
+    from ms_perflint.fix_results import FixProblem
 
     origin = module.origin(problem.line) if problem.line is not None else None
     if origin is None:
@@ -420,7 +420,7 @@ def _cell_problem(problem, module: VirtualModule):
 
 def _cell_fix(applied, module: VirtualModule):
     """An applied fix with its line counted in its cell (the cell named in the description)."""
-    from ms_perflint.fixer import AppliedFix
+    from ms_perflint.fix_results import AppliedFix
 
     origin = module.origin(applied.line)
     if origin is None:

@@ -132,3 +132,30 @@ def test_unsafe_fixes_flag_marks_unsafe_findings_when_linting(tmp_path: Path):
     assert all("MSP103 [*]" in line for line in marked.stdout.splitlines()[:2])
     assert "[*] 2 fixable with `--fix --unsafe-fixes`." in marked.stdout.splitlines()
     assert (tmp_path / "train.py").read_text() == SAFE_AND_UNSAFE
+
+
+def test_fix_over_cached_clean_files_never_parses_them(tmp_path: Path):
+    import subprocess
+    import sys
+
+    project(tmp_path, train=ALL_FIXED, model="import mindspore\nfrom mindspore import nn\n")
+    assert run_cli(".", cwd=tmp_path).returncode == 0  # fills the result cache
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "ms_perflint", "--fix", "."],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Fixed 0 findings." in done.stdout.splitlines()
+    imported = [line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")]
+    assert "ms_perflint.cli" in imported  # the import log is really there
+    assert "libcst" not in imported  # nothing to fix: cached results answered, no file was parsed
+
+
+def test_fix_with_two_jobs_fixes_the_files_that_need_it(tmp_path: Path):
+    files = {f"train{index}": SAFE_AND_UNSAFE for index in range(12)}
+    files.update({f"clean{index}": "import mindspore\n" for index in range(12)})
+    project(tmp_path, **files)
+    done = run_cli("--fix", "--jobs", "2", "--no-cache", ".", cwd=tmp_path)
+    assert done.returncode == 1
+    assert all((tmp_path / f"train{index}.py").read_text() == SAFE_FIXED for index in range(12))
+    assert all((tmp_path / f"clean{index}.py").read_text() == "import mindspore\n" for index in range(12))
+    assert "Fixed 12 findings in 12 files." in done.stdout.splitlines()
+    assert done.stdout.count(": MSP103 ") == 12  # the unsafe ones are left, one per file
