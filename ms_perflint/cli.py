@@ -161,6 +161,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.explain is not None:
         return explain(args.explain)
+    if args.stdin_filename and not args.paths:
+        args.paths = ["-"]  # as ruff does: a name for standard input means standard input is read
+    if args.stdin_filename and "-" not in args.paths:
+        raise UsageError("--stdin-filename names the code read from standard input; pass `-` (or no paths) to read it")
     if not args.paths:
         if args.allow_no_paths:  # pre-commit runs an always_run/pass_filenames: false hook with no files
             if not args.quiet:
@@ -189,12 +193,14 @@ def run(args: argparse.Namespace) -> int:
     if args.add_noqa:
         from ms_perflint.add_noqa import add_noqa_to_files
 
-        return add_noqa_to_files(found.files, settings, sys.stderr)
+        configs = project_cli.config_results(args.paths, settings)
+        return add_noqa_to_files(found.files, settings, sys.stderr, config_results=configs)
     if args.trace_coverage:
         project_cli.write_trace(found.files, settings, sys.stderr)
     if fix_runner.requested(args):
         configs = project_cli.fix_configs(args, settings, sys.stdout)  # YAML fixes are text edits, not CST
-        code = fix_runner.run(args, settings, found.files, report=lambda fixed: write_report(fixed + configs, args, settings))
+        code = fix_runner.run(args, settings, found.files, report=lambda fixed: write_report(fixed + configs, args, settings),
+                              lint=lambda files: lint_files(files, args, config, settings))
         return EXIT_FINDINGS if configs and not args.exit_zero else code
     results = lint_files(found.files, args, config, settings) + project_cli.config_results(args.paths, settings)
     write_report(results, args, settings)

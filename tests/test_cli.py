@@ -54,6 +54,20 @@ def test_stdin_is_reported_under_its_name(tmp_path: Path):
     assert anonymous.stdout.decode() == f"-:2:10: MSP103 [*] {MESSAGE}\n"
 
 
+def test_stdin_filename_alone_reads_standard_input(tmp_path: Path):
+    completed = run_stdin("--stdin-filename", "src/train.py", "--quiet", data=TRAIN.encode(), cwd=tmp_path)
+    assert completed.returncode == 1, completed.stderr
+    assert completed.stdout.decode() == f"src/train.py:2:10: MSP103 [*] {MESSAGE}\n"
+
+
+def test_stdin_filename_with_paths_but_no_dash_is_a_usage_error(tmp_path: Path):
+    (tmp_path / "train.py").write_text(TRAIN)
+    completed = run_stdin("train.py", "--stdin-filename", "src/train.py", data=b"", cwd=tmp_path)
+    assert completed.returncode == 2
+    assert completed.stdout == b""
+    assert b"pass `-` (or no paths)" in completed.stderr and b"Traceback" not in completed.stderr
+
+
 def test_stdin_filename_selects_per_file_ignores_and_configuration(tmp_path: Path):
     (tmp_path / "pyproject.toml").write_text('[tool.ms-perflint]\nper-file-ignores = { "tools/*" = ["MSP103"] }\n')
     (tmp_path / "tools").mkdir()
