@@ -112,3 +112,37 @@ def test_cache_token_changes_with_any_file_of_the_project(tmp_path: Path):
     (tmp_path / "train.py").write_text("import mindspore\nfrom mindspore.train import Model\n")
     load_index(str(tmp_path), refresh=True)
     assert cache_token(model, PROJECT) != first
+
+
+def test_a_cast_of_a_sub_cell_in_another_file_counts_for_its_instance_only(tmp_path: Path):
+    write(tmp_path, {
+        "model.py": """
+            import mindspore.nn as nn
+
+            class Head(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(64, 16)
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.head = Head()
+
+            class Other(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(64, 16)
+        """,
+        "train.py": """
+            import mindspore as ms
+            from model import Net, Other
+
+            net = Net()
+            net.head.to_float(ms.float32)
+            other = Other()
+        """,
+    })
+    # The head is kept fp32 on purpose (a class the sub-cell is built from is covered, as within one
+    # file); Other's Dense is cast by nothing and stays reported.
+    assert codes(tmp_path, "model.py") == [("MSP101", 16, 19)]

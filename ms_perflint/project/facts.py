@@ -72,7 +72,12 @@ class AmpSite(Site):
 
 @dataclass
 class CastSite(Site):
-    """``net.to_float(<dtype>)``/``add_flags_recursive(fp16=True)`` on an instance built by ``builder``."""
+    """``net.to_float(<dtype>)``/``add_flags_recursive(fp16=True)`` on an instance built by ``builder``.
+
+    A cast of a sub-cell (``net.head.to_float(...)``) counts for the whole instance,
+    as MSP101 decides within one file: the sub-cell's own classes are not known here,
+    and a cast the linter cannot place must silence findings, never cause them.
+    """
 
     builder: str = ""
     low_precision: bool = True
@@ -575,19 +580,23 @@ class _Collector:
         if low is None or not isinstance(node.func, ast.Attribute):
             return
         target = node.func.value
-        builder = None
+        while isinstance(target, ast.Attribute) and self._instance_builder(dotted(target)) is None:
+            target = target.value  # net.head.to_float(...): the instance net holds the sub-cell
         if isinstance(target, ast.Call):
             builder = self.reference(target.func)
         else:
-            name = dotted(target)
-            for table in reversed(self.instances):
-                if name in table:
-                    builder = table[name]
-                    break
+            builder = self._instance_builder(dotted(target))
         if builder:
             line, column = self.site(node)
             text = ast.unparse(node)
             self.facts.casts.append(CastSite(line, column, builder=builder, low_precision=low, text=text[:80]))
+
+    def _instance_builder(self, name: Optional[str]) -> Optional[str]:
+        """What built the instance bound to ``name`` (innermost scope first), if known."""
+        for table in reversed(self.instances):
+            if name in table:
+                return table[name]
+        return None
 
     def _cast_precision(self, node: ast.Call, method: str) -> Optional[bool]:
         """True for low precision, False for a deliberate fp32 choice, None for anything else."""
