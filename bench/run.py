@@ -95,11 +95,17 @@ class Measure:
         return max(sample.max_rss_mib for sample in self.samples)
 
 
+#: Where measured processes run. Not this checkout: ``python -m`` puts the working folder first on
+#: sys.path, so the checkout's sources would be imported instead of the installed package (and,
+#: with PYTHONDONTWRITEBYTECODE set, compiled again by every process).
+NEUTRAL_CWD = Path(tempfile.gettempdir())
+
+
 def run_once(command: Sequence[str], cwd: Optional[Path] = None, env: Optional[Dict[str, str]] = None) -> Sample:
     """Run ``command`` to completion with output discarded; time it and read its rusage (os.wait4)."""
     start = time.perf_counter()
     process = subprocess.Popen(
-        list(command), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+        list(command), cwd=cwd or NEUTRAL_CWD, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
     )
     stderr_file = process.stderr
     assert stderr_file is not None
@@ -129,6 +135,7 @@ def measure_command(
 
 
 def run_checked(command: Sequence[str], **kwargs) -> str:
+    kwargs.setdefault("cwd", NEUTRAL_CWD)
     completed = subprocess.run(list(command), capture_output=True, text=True, **kwargs)
     if completed.returncode != 0:
         raise RuntimeError(f"{' '.join(map(str, command))} failed:\n{completed.stdout[-2000:]}\n{completed.stderr[-2000:]}")
