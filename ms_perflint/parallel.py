@@ -113,6 +113,7 @@ def _lint_in_pool(
     from concurrent.futures.process import BrokenProcessPool
 
     _preload_engine(settings)
+    _preload_projects(paths, settings)
     # Largest files first, so no worker is left with a big file at the end; order is restored below.
     order = sorted(range(len(paths)), key=lambda index: -_size(paths[index]))
     chunk = max(1, min(16, len(paths) // (workers * 16)))
@@ -138,6 +139,26 @@ def _preload_engine(settings: Settings) -> None:
     from ms_perflint.engine import enabled_rules
 
     enabled_rules(settings)
+
+
+def _preload_projects(paths: Sequence[str], settings: Settings) -> None:
+    """Load (or build) the index of every project the files belong to before forking.
+
+    Forked workers inherit it: the project is read once per run instead of once per
+    worker (with ``--no-cache`` the index lives in memory only, so each worker would
+    otherwise build it again).
+    """
+    if not settings.project:
+        return
+    from ms_perflint.project import root_for
+
+    folders = {os.path.dirname(os.path.abspath(path)) for path in paths}
+    roots = {root_for(folder, settings) for folder in folders} - {None}
+    if roots:
+        from ms_perflint.project.view import analysis_for
+
+        for root in sorted(roots):  # type: ignore[type-var]
+            analysis_for(root, persist=settings.project_cache)
 
 
 def _context() -> Any:

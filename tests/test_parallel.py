@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 from pathlib import Path
 from typing import List
 
@@ -119,3 +121,26 @@ def test_cli_rejects_a_bad_job_count(bad: str):
     completed = run_cli(".", "--jobs", bad)
     assert completed.returncode == 2
     assert "Traceback" not in completed.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers inherit the parent's index only when forked")
+def test_a_project_is_indexed_once_by_the_parent_not_by_each_worker(tmp_path: Path, monkeypatch):
+    from ms_perflint.project.index import ProjectIndex
+
+    project = tmp_path / "zoo"
+    shutil.copytree(FIXTURES, project / "src")
+    (project / "pyproject.toml").write_text("")
+    builds = tmp_path / "builds.txt"
+    original = ProjectIndex.refresh
+
+    def counted(self):
+        with open(builds, "a") as log:  # appended by whichever process builds the index
+            log.write(f"{os.getpid()}\n")
+        return original(self)
+
+    monkeypatch.setattr(ProjectIndex, "refresh", counted)
+    settings = Settings(project=True, project_cache=False)
+    files = python_files(project)
+    pooled = lint_paths(files, settings, jobs=2)
+    assert builds.read_text().splitlines() == [str(os.getpid())]  # the parent, before forking
+    assert snapshot(pooled) == snapshot(lint_paths(files, settings, jobs=1))
