@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
+
+from hypothesis import given, settings
+from hypothesis.strategies import text
 
 from ms_perflint.project.facts import FileFacts, collect_facts
 
@@ -292,3 +296,26 @@ def test_absurdly_nested_statements_give_no_facts_rather_than_a_crash():
     finally:
         sys.setrecursionlimit(limit)
     assert facts.module == "deep"  # reached only if no RecursionError escaped
+
+
+# The index reads dotted calls from reversed text (fast); it must find exactly what the plain
+# forward reading finds: a dotted name, not preceded by a word character or a dot, before `(`.
+_FORWARD_DOTTED_CALL = re.compile(r"(?<![\w.])([^\W\d]\w*(?:\.\w+)*)\s*\(")
+
+
+@settings(max_examples=400, deadline=None)
+@given(text(alphabet="ab1_.( \né\t", max_size=40))
+def test_reversed_call_pattern_finds_what_the_forward_one_finds(source: str):
+    from ms_perflint.project.facts import _DOTTED_CALL_REVERSED
+
+    forward = set(_FORWARD_DOTTED_CALL.findall(source))
+    backward = {name[::-1] for name in _DOTTED_CALL_REVERSED.findall(source[::-1])}
+    assert backward == forward
+
+
+def test_reversed_call_pattern_on_real_shapes():
+    from ms_perflint.project.facts import _DOTTED_CALL_REVERSED
+
+    source = "net = models.resnet50(pretrained=False)\nx = self.head (y)\nz = 1abc(2) + obj .m(3) + f(g(h))\n"
+    found = {name[::-1] for name in _DOTTED_CALL_REVERSED.findall(source[::-1])}
+    assert found == {"models.resnet50", "self.head", "f", "g"}
