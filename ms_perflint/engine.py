@@ -69,7 +69,7 @@ def lint_source(
         return result
     text = result.source.text
     rules = enabled_rules(settings, path) if rules is None else rules
-    if not rules or not (could_fire(text, rules) or _project_needs(path, text, settings, rules)):
+    if not rules or not would_parse(text, path, settings, rules):
         return result
     result.error = nesting_error(text)  # deep enough to crash or stall libcst's parser
     if result.error is not None:
@@ -105,6 +105,11 @@ def run_rules(module: cst.Module, path: str, settings: Settings, rules: Sequence
     if not context.imports.imports_mindspore and not _in_mindspore_program(context):
         context.violations.clear()  # not MindSpore code: a PyTorch resnet50(num_classes=1000) is fine
     return context
+
+
+def would_parse(text: str, path: str, settings: Settings, rules: Sequence[Type[Rule]]) -> bool:
+    """Is the file worth a libcst parse: the prefilter, or (project mode) a file of a MindSpore program."""
+    return could_fire(text, rules) or _project_needs(path, text, settings, rules)
 
 
 def _project_needs(path: str, text: str, settings: Settings, rules: Sequence[Type[Rule]]) -> bool:
