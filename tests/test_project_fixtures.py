@@ -240,3 +240,19 @@ def test_unsafe_fixes_change_every_class_count_source_to_1001(project: Path):
     assert (project / "config/resnet18_imagenet2012_config.yaml").read_text() == files[
         "config/resnet18_imagenet2012_config.yaml"]
     assert parse(run_cli(".", "--quiet", cwd=project).stdout) == []
+
+
+@pytest.mark.parametrize("project", ["resnet50_class_counts"], indirect=True)
+def test_config_findings_cost_one_listing_per_project_however_many_files_are_named(project: Path, monkeypatch):
+    from ms_perflint.project import cli_support
+
+    listed = []
+    original = cli_support._project_configs
+    monkeypatch.setattr(cli_support, "_project_configs", lambda root, settings: listed.append(root) or original(root, settings))
+    settings = Settings(project=True)
+    named = [str(path) for path in sorted(project.rglob("*.py"))] * 50  # pre-commit passes files by name
+    assert cli_support.config_results(named, settings) == []  # a Python file has no config under it
+    assert listed == []
+    results = cli_support.config_results([*named, str(project / "config"), str(project)], settings)
+    assert listed == [str(project)]
+    assert [Path(result.path).name for result in results] == ["resnet50_imagenet2012_config.yaml"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, List, Optional, Sequence, TextIO, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, TextIO, Tuple
 
 from ms_perflint.rule import Fix, FixSafety, Violation
 
@@ -82,28 +82,43 @@ def config_results(paths: Sequence[str], settings: Any, unsafe_fixes: bool = Fal
 
 
 def _config_files(paths: Sequence[str], settings: Any) -> Iterable[Tuple[str, str, Any]]:
-    """``(path as the user spells it, root-relative path, index)`` of each YAML file under ``paths``."""
+    """``(path as the user spells it, root-relative path, index)`` of each YAML file under ``paths``.
+
+    pre-commit passes thousands of files by name: a Python file has no configs under
+    it, and each project's configs are listed once, not once per path.
+    """
     from ms_perflint.project import root_for
+    from ms_perflint.project.configs import YAML_SUFFIXES
 
     seen = set()
+    per_root: Dict[str, Tuple[Any, List[Tuple[str, str]]]] = {}
     for given in paths:
+        if os.path.isfile(given) and not given.endswith(YAML_SUFFIXES):
+            continue
         root = root_for(given if os.path.isfile(given) else os.path.join(given, "_"), settings)
         if root is None:
             continue
-        from ms_perflint.project.configs import YAML_SUFFIXES
-        from ms_perflint.project.index import load_index
-
-        index = load_index(root, persist=settings.project_cache)
-        if not any(facts.imports_mindspore for _, facts in index.python_facts()):
-            continue  # not a MindSpore project: a PyTorch ResNet-50 config is not our business
-        for relative, record in sorted(index.files.items()):
-            if record.kind != "yaml" or not relative.endswith(YAML_SUFFIXES):
-                continue
-            absolute = index.absolute(relative)
+        if root not in per_root:
+            per_root[root] = _project_configs(root, settings)
+        index, configs = per_root[root]
+        for relative, absolute in configs:
             if not _is_under(absolute, given) or absolute in seen:
                 continue
             seen.add(absolute)
             yield _spelled(given, absolute), relative, index
+
+
+def _project_configs(root: str, settings: Any) -> Tuple[Any, List[Tuple[str, str]]]:
+    """The index of ``root`` and its YAML configs as ``(relative, absolute)``; none outside MindSpore projects."""
+    from ms_perflint.project.configs import YAML_SUFFIXES
+    from ms_perflint.project.index import load_index
+
+    index = load_index(root, persist=settings.project_cache)
+    if not any(facts.imports_mindspore for _, facts in index.python_facts()):
+        return index, []  # not a MindSpore project: a PyTorch ResNet-50 config is not our business
+    configs = [(relative, index.absolute(relative)) for relative, record in sorted(index.files.items())
+               if record.kind == "yaml" and relative.endswith(YAML_SUFFIXES)]
+    return index, configs
 
 
 def _is_under(path: str, given: str) -> bool:
