@@ -88,15 +88,16 @@ def _config_files(paths: Sequence[str], settings: Any) -> Iterable[Tuple[str, st
     it, and each project's configs are listed once, not once per path.
     """
     from ms_perflint.project import root_for
-    from ms_perflint.project.configs import YAML_SUFFIXES
 
     seen = set()
     per_root: Dict[str, Tuple[Any, List[Tuple[str, str]]]] = {}
     for given in paths:
-        if os.path.isfile(given) and not given.endswith(YAML_SUFFIXES):
-            continue
         root = root_for(given if os.path.isfile(given) else os.path.join(given, "_"), settings)
         if root is None:
+            continue  # no project: nothing of the project package is loaded
+        from ms_perflint.project.configs import YAML_SUFFIXES
+
+        if os.path.isfile(given) and not given.endswith(YAML_SUFFIXES):
             continue
         if root not in per_root:
             per_root[root] = _project_configs(root, settings)
