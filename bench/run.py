@@ -94,6 +94,10 @@ class Measure:
     def max_rss_mib(self) -> float:
         return max(sample.max_rss_mib for sample in self.samples)
 
+    def line(self) -> str:
+        """The progress line printed once the command has been measured."""
+        return f"  {self.label:<58} wall {self.wall:8.2f} s   cpu {self.cpu:8.2f} s   rss {self.max_rss_mib:7.1f} MiB"
+
 
 #: Where measured processes run. Not this checkout: ``python -m`` puts the working folder first on
 #: sys.path, so the checkout's sources would be imported instead of the installed package (and,
@@ -130,7 +134,7 @@ def measure_command(
         if before is not None:
             before()
         result.samples.append(run_once(command))
-    print(f"  {label:<58} wall {result.wall:8.2f} s   cpu {result.cpu:8.2f} s   rss {result.max_rss_mib:7.1f} MiB", flush=True)
+    print(result.line(), flush=True)
     return result
 
 
@@ -141,7 +145,7 @@ def measure_alternating(commands: Sequence[Tuple[str, Sequence[str]]], repeat: i
         for result, (_, command) in zip(results, commands):
             result.samples.append(run_once(command))
     for result in results:
-        print(f"  {result.label:<58} wall {result.wall:8.2f} s   cpu {result.cpu:8.2f} s   rss {result.max_rss_mib:7.1f} MiB", flush=True)
+        print(result.line(), flush=True)
     return results
 
 

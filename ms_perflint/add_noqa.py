@@ -83,16 +83,14 @@ def _suppress(
     """
     match = NOQA_INLINE.search("".join(lines[first - 1 : last]))
     if match is None:
-        body, ending = _split_ending(lines[last - 1])
-        lines[last - 1] = body.rstrip(" \t") + "  # noqa: " + ",".join(codes) + ending
+        lines[last - 1] = _with_new_comment(lines[last - 1], codes)
         return True
     if match.group("codes") is None:
         return False  # a blanket ``# noqa`` already covers everything
-    existing = [part for part in re.split(r"[,\s]", match.group("codes")) if part]
-    missing = [code for code in codes if not (code in existing or code.startswith(tuple(existing)))]
+    missing = _missing_codes(match, codes, fold_case=False)  # flake8 compares codes as written
     if not missing:
         return False
-    codes_end = match.start("codes") + len(match.group("codes").rstrip(", \t\r\n\f\v"))
+    codes_end = _codes_end(match)
     number, start_column = _line_and_column(lines, first, match.start())
     end_number, end_column = _line_and_column(lines, first, codes_end)
     comment = comments.get(number)
@@ -102,6 +100,25 @@ def _suppress(
     line = lines[number - 1]
     lines[number - 1] = line[:end_column] + "," + ",".join(missing) + line[end_column:]
     return True
+
+
+def _with_new_comment(line: str, codes: Sequence[str]) -> str:
+    """``line`` with ``  # noqa: CODES`` at its end, before its line break."""
+    body, ending = _split_ending(line)
+    return body.rstrip(" \t") + "  # noqa: " + ",".join(codes) + ending
+
+
+def _missing_codes(match: "re.Match[str]", codes: Sequence[str], fold_case: bool) -> List[str]:
+    """The ``codes`` a ``# noqa: X,Y`` comment does not cover yet (a listed prefix covers its codes)."""
+    existing = [part for part in re.split(r"[,\s]", match.group("codes")) if part]
+    if fold_case:
+        existing = [part.upper() for part in existing]
+    return [code for code in codes if not code.startswith(tuple(existing))]
+
+
+def _codes_end(match: "re.Match[str]") -> int:
+    """Where a new code is appended to the comment's list: after its last code."""
+    return match.start("codes") + len(match.group("codes").rstrip(", \t\r\n\f\v"))
 
 
 def _split_ending(line: str) -> Tuple[str, str]:
@@ -137,13 +154,12 @@ def add_noqa_to_config_text(text: str, findings: Sequence[Tuple[int, str]]) -> N
         body, ending = _split_ending(lines[number - 1])
         match = NOQA_INLINE.search(body)
         if match is None:
-            lines[number - 1] = body.rstrip(" \t") + "  # noqa: " + ",".join(sorted(codes)) + ending
+            lines[number - 1] = _with_new_comment(lines[number - 1], sorted(codes))
         elif match.group("codes") is not None:
-            existing = [part.upper() for part in re.split(r"[,\s]", match.group("codes")) if part]
-            missing = [code for code in sorted(codes) if not code.startswith(tuple(existing))]
+            missing = _missing_codes(match, sorted(codes), fold_case=True)  # the config scanner ignores case
             if not missing:
                 continue
-            end = match.start("codes") + len(match.group("codes").rstrip(", \t\r\n\f\v"))
+            end = _codes_end(match)
             lines[number - 1] = body[:end] + "," + ",".join(missing) + body[end:] + ending
         else:
             continue  # a blanket ``# noqa`` already covers the line

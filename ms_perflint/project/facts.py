@@ -318,6 +318,9 @@ class _Collector:
         self.module_assigned: set = set()
         #: Dotted callee names in the top-level definition being read.
         self.called: Optional[set] = None
+        #: :meth:`_project_heads`, valid while the import table is at ``_heads_version``.
+        self._heads: set = set()
+        self._heads_version = -1
 
     def run(self, tree: ast.Module) -> None:
         self.tree = tree
@@ -480,7 +483,7 @@ class _Collector:
 
     def _project_heads(self) -> set:
         """Names the file defines, or imports from outside MindSpore: calls of them may reach project code."""
-        if getattr(self, "_heads_version", None) != self.names.version:  # local definitions are fixed by run()
+        if self._heads_version != self.names.version:  # local definitions are fixed by run()
             heads = set(self.local_definitions)
             heads.update(name for name, target in self.names.table.items() if target.split(".", 1)[0] not in self.packages)
             self._heads, self._heads_version = heads, self.names.version
