@@ -44,6 +44,14 @@ class Settings:
         ignored = _longest_match(code, (*self.ignore, *self._per_file_ignored(path)))
         return selected >= 0 and selected > ignored
 
+    def may_enable(self, code: str, opt_in: bool = False) -> bool:
+        """Could the code be on for some file? An opt-in rule needs its code (or family) selected explicitly."""
+        prefixes = (*self.select, *self.extend_select)
+        if opt_in:
+            prefixes = tuple(p for p in prefixes if len(p) > len("MSP"))
+        selected = _longest_match(code, prefixes)
+        return selected >= 0 and selected > _longest_match(code, self.ignore)
+
     def _per_file_ignored(self, path: Optional[str]) -> Sequence[str]:
         if not path or not self.per_file_ignores:
             return ()

@@ -1,14 +1,14 @@
-"""The project index: where the project is, and the facts of every file in it.
+"""The project index: the facts of every file of a project, kept up to date and on disk.
 
-A *project* is the nearest folder at or above a linted file that holds
+A *project* is the nearest folder at or above a checked file that holds
 ``pyproject.toml``, ``setup.py`` or ``.git`` (a folder given on the command line
-when there is none). Its index holds :class:`~ms_perflint.project.facts.FileFacts`
-for every Python file, config values of YAML files and launch scripts, and the
-YAML findings. It is persisted in ``<root>/.ms_perflint_cache/`` keyed by
-content hash: a re-run re-reads only files whose size or modification time
-changed, and re-parses only those whose content hash changed. flake8's worker
-processes share one build through a file lock: the first builds, the others
-wait and read it.
+when there is none). Its index holds the facts (:mod:`ms_perflint.analysis`) of
+every Python file, notebook, YAML config and launch script in it, keyed by path.
+It is persisted in ``<cache folder>/project-<hash of root>.json`` keyed by content
+hash: a re-run re-reads only files whose size or modification time changed, and
+re-analyses only those whose content changed. Processes share one build through a
+file lock: the first builds, the others wait and read it. An entry that does not
+read back as valid facts is a miss, and is rebuilt.
 """
 
 from __future__ import annotations
@@ -16,104 +16,75 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import io
 import json
 import os
 import stat
 import tempfile
-import tokenize
-from dataclasses import dataclass, field, replace
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ms_perflint import __version__
-from ms_perflint.discovery import SKIPPED_FOLDERS
-from ms_perflint.project.configs import (
-    SHELL_SUFFIXES,
-    YAML_SUFFIXES,
-    ConfigFinding,
-    TextEdit,
-    YamlScan,
-    scan_shell,
-    scan_yaml,
-)
-from ms_perflint.project.facts import ConfigEntry, FileFacts, collect_facts
-from ms_perflint.project.roots import ROOT_MARKERS, find_root, is_root  # noqa: F401 -- re-exported
+from ms_perflint.analysis import analyse, module_name
+from ms_perflint.analysis.facts import facts_from_json
+from ms_perflint.findings import FileError
+from ms_perflint.project.roots import is_root
+from ms_perflint.sources import DEFAULT_MAX_FILE_SIZE, kind_of, load_unit, read_bytes, too_large
+from ms_perflint.sources.discovery import skipped_folder
 
-CACHE_FOLDER = ".ms_perflint_cache"
-#: The cache layout's version; changes to the fact collectors are noticed by themselves (see ``_format``).
-INDEX_FORMAT = 1
-#: Files larger than this are not indexed (generated code, data dumped as Python).
-MAX_FILE_BYTES = 2_000_000
+#: The cache layout's version; changes to the analysis are noticed by themselves (see ``_format``).
+INDEX_FORMAT = 2
 
 
 @dataclass
 class IndexedFile:
-    """One file's record: how to tell it changed, and what it says."""
+    """One file's record: how to tell it changed, and its facts (or why it has none)."""
 
-    kind: str  # "python", "yaml" or "shell"
+    kind: str
     size: int
     mtime_ns: int
     digest: str
-    facts: Optional[FileFacts] = None
-    yaml: Optional[YamlScan] = None
-    shell: List[ConfigEntry] = field(default_factory=list)
+    facts: Any = None
+    error: Optional[FileError] = None
 
     def to_json(self) -> Dict[str, Any]:
         data: Dict[str, Any] = {"kind": self.kind, "size": self.size, "mtime_ns": self.mtime_ns, "digest": self.digest}
         if self.facts is not None:
             data["facts"] = self.facts.to_json()
-        if self.yaml is not None:
-            data["yaml"] = {
-                "entries": [vars(e) for e in self.yaml.entries],
-                "findings": [_finding_json(f) for f in self.yaml.findings],
-                "error": self.yaml.error,
-            }
-        if self.shell:
-            data["shell"] = [vars(e) for e in self.shell]
+        if self.error is not None:
+            data["error"] = [self.error.kind, self.error.message, self.error.line, self.error.column, self.error.cell]
         return data
 
     @classmethod
     def from_json(cls, data: Dict[str, Any]) -> "IndexedFile":
-        record = cls(data["kind"], data["size"], data["mtime_ns"], data["digest"])
-        if "facts" in data:
-            record.facts = FileFacts.from_json(data["facts"])
-        if "yaml" in data:
-            raw = data["yaml"]
-            record.yaml = YamlScan(
-                entries=[ConfigEntry(**e) for e in raw["entries"]],
-                findings=[_finding_from_json(f) for f in raw["findings"]],
-                error=raw.get("error"),
-            )
-        record.shell = [ConfigEntry(**e) for e in data.get("shell", [])]
+        """Raises on anything that is not a valid record (the caller treats that as a miss)."""
+        record = cls(str(data["kind"]), int(data["size"]), int(data["mtime_ns"]), str(data["digest"]))
+        if data.get("facts") is not None:
+            record.facts = facts_from_json(data["facts"])
+        if data.get("error") is not None:
+            kind, message, line, column, cell = data["error"]
+            record.error = FileError(str(kind), str(message), int(line), int(column), cell)
         return record
 
 
-def _finding_json(finding: ConfigFinding) -> Dict[str, Any]:
-    data = dict(vars(finding))
-    data["edit"] = vars(finding.edit) if finding.edit is not None else None
-    return data
-
-
-def _finding_from_json(data: Dict[str, Any]) -> ConfigFinding:
-    edit = TextEdit(**data["edit"]) if data.get("edit") else None
-    return ConfigFinding(data["code"], data["message"], data["line"], data["column"], edit, data.get("safety"),
-                         data.get("end_line", 0), data.get("end_column", 0))
+#: ``extract(jobs)``: analyse ``(relative, path, kind)`` jobs, returning records in the same order.
+Extractor = Callable[[Sequence[Tuple[str, str, str]]], List["IndexedFile"]]
 
 
 class ProjectIndex:
     """Facts of every file of one project, by path relative to the root ('/'-separated)."""
 
-    def __init__(self, root: str, persist: bool = True) -> None:
+    def __init__(self, root: str, cache_folder: Optional[str] = None, max_size: Optional[int] = DEFAULT_MAX_FILE_SIZE) -> None:
         self.root = os.path.abspath(root)
-        #: Read and write the index under ``<root>/.ms_perflint_cache/``; without, it lives in memory only.
-        self.persist = persist
+        #: Where the index is kept between runs; None keeps it in memory only (``--no-cache``).
+        self.cache_folder = cache_folder
+        self.max_size = max_size
         self.files: Dict[str, IndexedFile] = {}
-        #: How many files this refresh had to read / parse (for tests and ``--statistics``-style notes).
+        #: How many files this refresh had to read / analyse (for tests and benchmarks).
         self.read_count = 0
-        self.parsed_count = 0
+        self.analysed_count = 0
         self._digest: Optional[str] = None
 
-    # --- paths ---------------------------------------------------------------
+    # --- paths ---------------------------------------------------------------------------------
 
     def relative(self, path: str) -> Optional[str]:
         """``path`` relative to the root with '/' separators, or None when it is outside the project."""
@@ -126,220 +97,205 @@ class ProjectIndex:
         """The absolute path of a root-relative one."""
         return os.path.join(self.root, *relative.split("/"))
 
-    def python_facts(self) -> Iterator[Tuple[str, FileFacts]]:
-        """``(relative path, facts)`` of every indexed Python file."""
-        for relative, record in sorted(self.files.items()):
-            if record.facts is not None:
-                yield relative, record.facts
+    def facts(self) -> Dict[str, Any]:
+        """``{relative path: facts}`` of every file that has facts."""
+        return {path: record.facts for path, record in self.files.items() if record.facts is not None}
 
     def digest(self) -> str:
-        """A hash of every file's content hash: changes whenever any indexed file changes.
-
-        A result cache must include it in the key of any file linted with the
-        project: a finding in ``model.py`` may depend on ``train.py``.
-        """
+        """A hash of every file's content hash: it changes whenever any indexed file changes."""
         if self._digest is None:
             joined = "\n".join(f"{path}:{record.digest}" for path, record in sorted(self.files.items()))
             self._digest = hashlib.sha256(f"{_format()}:{__version__}\n{joined}".encode()).hexdigest()
         return self._digest
 
-    # --- building ----------------------------------------------------------------
+    # --- building ----------------------------------------------------------------------------
 
-    def refresh(self) -> "ProjectIndex":
+    def refresh(self, extract: Optional[Extractor] = None) -> "ProjectIndex":
         """Bring the index up to date with the files on disk, reusing the persisted one."""
-        if not self.persist:
-            self._update({})
+        if self.cache_folder is None:
+            self._update({}, extract)
             return self
         with _locked(self._cache_path() + ".lock"):
-            if self._update(self._load()):
+            if self._update(self._load(), extract):
                 self._save()
         return self
 
-    def _update(self, previous: Dict[str, "IndexedFile"]) -> bool:
+    def _update(self, previous: Dict[str, IndexedFile], extract: Optional[Extractor]) -> bool:
         """Set :attr:`files` from disk, reusing ``previous`` records; True when anything changed."""
         current: Dict[str, IndexedFile] = {}
-        for relative, kind in _walk(self.root):
-            record = self._record(relative, kind, previous.get(relative))
-            if record is not None:
-                current[relative] = record
+        jobs: List[Tuple[str, str, str]] = []
+        for relative, kind in walk_project(self.root):
+            path = self.absolute(relative)
+            try:
+                status = os.stat(path)
+            except OSError:
+                continue
+            if not stat.S_ISREG(status.st_mode):
+                continue  # a FIFO would block the read; devices and sockets are not source files
+            known = previous.get(relative)
+            if known is not None and known.size == status.st_size and known.mtime_ns == status.st_mtime_ns:
+                current[relative] = known
+            else:
+                jobs.append((relative, path, kind))
+        records = (extract or extract_records)(jobs)
+        self.read_count += len(jobs)
+        for (relative, _, _), record in zip(jobs, records):
+            known = previous.get(relative)
+            if known is not None and known.digest == record.digest:
+                known.size, known.mtime_ns = record.size, record.mtime_ns
+                current[relative] = known
+                continue
+            self.analysed_count += 1
+            current[relative] = record
         changed = current.keys() != previous.keys() or any(
-            previous[p].digest != r.digest or previous[p].mtime_ns != r.mtime_ns for p, r in current.items()
-        )
+            previous[p].digest != r.digest or previous[p].mtime_ns != r.mtime_ns for p, r in current.items())
         self.files = current
         self._digest = None
         return changed
 
-    def _record(self, relative: str, kind: str, previous: Optional[IndexedFile]) -> Optional[IndexedFile]:
-        path = self.absolute(relative)
-        try:
-            status = os.stat(path)
-        except OSError:
-            return None
-        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_FILE_BYTES:
-            return None  # a FIFO would block the read; devices and sockets are not source files
-        if previous is not None and previous.size == status.st_size and previous.mtime_ns == status.st_mtime_ns:
-            return previous
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError:
-            return None
-        self.read_count += 1
-        digest = hashlib.sha256(data).hexdigest()
-        if previous is not None and previous.digest == digest:
-            return replace(previous, size=status.st_size, mtime_ns=status.st_mtime_ns)
-        self.parsed_count += 1
-        record = IndexedFile(kind, status.st_size, status.st_mtime_ns, digest)
-        text = _decode(data, kind)
-        if kind == "python":
-            record.facts = collect_facts(text, module_name(relative), relative.endswith("/__init__.py"))
-        elif kind == "yaml":
-            record.yaml = scan_yaml(text)
-        else:
-            record.shell = scan_shell(text)
-        return record
+    def put(self, relative: str, record: IndexedFile) -> None:
+        """Replace one file's record (a file just fixed, or unsaved text from an editor)."""
+        self.files[relative] = record
+        self._digest = None
 
-    # --- persistence ------------------------------------------------------------
+    # --- persistence -----------------------------------------------------------------------------
 
     def _cache_path(self) -> str:
-        return os.path.join(self.root, CACHE_FOLDER, f"project-index-{INDEX_FORMAT}.json")
+        name = hashlib.sha256(self.root.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        return os.path.join(self.cache_folder or "", f"project-{INDEX_FORMAT}-{name}.json")
 
     def _load(self) -> Dict[str, IndexedFile]:
         try:
             with open(self._cache_path(), encoding="utf-8") as handle:
                 data = json.load(handle)
-            if data.get("version") != __version__ or data.get("format") != _format():
+            if data.get("version") != __version__ or data.get("format") != _format() or data.get("root") != self.root:
                 return {}
-            return {path: IndexedFile.from_json(record) for path, record in data["files"].items()}
-        except (OSError, ValueError, KeyError, TypeError):
+            records = {}
+            for path, raw in data["files"].items():
+                try:
+                    records[str(path)] = IndexedFile.from_json(raw)
+                except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+                    continue  # one bad entry is a miss for that file, not for the project
+            return records
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return {}  # missing, unreadable or from another version: rebuild
 
     def _save(self) -> None:
-        payload = {
-            "format": _format(),
-            "version": __version__,
-            "files": {path: record.to_json() for path, record in sorted(self.files.items())},
-        }
-        folder = os.path.dirname(self._cache_path())
+        payload = {"format": _format(), "version": __version__, "root": self.root,
+                   "files": {path: record.to_json() for path, record in sorted(self.files.items())}}
+        target = self._cache_path()
+        folder = os.path.dirname(target)
         try:
-            os.makedirs(folder, exist_ok=True)
-            _ignore_cache_folder(folder)
-            handle, temporary = tempfile.mkstemp(dir=folder, prefix=".project-index-", suffix=".tmp")
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                json.dump(payload, stream)
-            os.replace(temporary, self._cache_path())
+            prepare_cache_folder(folder)
+            handle, temporary = tempfile.mkstemp(dir=folder, prefix=".project-", suffix=".tmp")
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                    json.dump(payload, stream, separators=(",", ":"))
+                os.replace(temporary, target)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.remove(temporary)
+                raise
         except OSError:
-            pass  # a read-only project is linted all the same, just without the cache
+            pass  # a read-only project is checked all the same, just without the cache
+
+
+def extract_record(relative: str, path: str, kind: str, max_size: Optional[int] = DEFAULT_MAX_FILE_SIZE,
+                   data: Optional[bytes] = None) -> IndexedFile:
+    """Read and analyse one file into its record (never raises for bad input)."""
+    try:
+        status = os.stat(path)
+        size, mtime = status.st_size, status.st_mtime_ns
+    except OSError:
+        size, mtime = 0, 0
+    error = too_large(size, max_size) if data is None else None
+    if error is not None:
+        return IndexedFile(kind, size, mtime, f"size:{size}:{mtime}", error=error)
+    if data is None:
+        read = read_bytes(path)
+        if isinstance(read, FileError):
+            return IndexedFile(kind, size, mtime, "unreadable", error=read)
+        data = read
+    record = IndexedFile(kind, size, mtime, hashlib.sha256(data).hexdigest())
+    unit = load_unit(path, data, kind, max_size)
+    result = analyse(unit, module_name(relative), relative.endswith("/__init__.py") or relative == "__init__.py")
+    if isinstance(result, FileError):
+        record.error = result
+    else:
+        record.facts = result
+    return record
+
+
+def extract_records(jobs: Sequence[Tuple[str, str, str]]) -> List[IndexedFile]:
+    """Analyse jobs one after the other, in this process."""
+    return [extract_record(relative, path, kind) for relative, path, kind in jobs]
 
 
 @functools.lru_cache(maxsize=None)
 def _format() -> str:
-    """The index format: :data:`INDEX_FORMAT` plus a hash of the code that collects facts.
+    """The index format: :data:`INDEX_FORMAT` plus a hash of the analysis package's sources.
 
     Any change to what facts mean or look like (a new release, or a development
     checkout) makes older caches unusable, so they are rebuilt instead of misread.
     """
-    from ms_perflint.project import configs, facts
+    from ms_perflint import analysis, catalogue
 
     digest = hashlib.sha256()
-    for module in (facts, configs):
-        with open(module.__file__, "rb") as handle:
-            digest.update(handle.read())
+    folder = os.path.dirname(analysis.__file__)
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".py"):
+            with open(os.path.join(folder, name), "rb") as handle:
+                digest.update(handle.read())
+    with open(catalogue.__file__, "rb") as handle:
+        digest.update(handle.read())
     return f"{INDEX_FORMAT}:{digest.hexdigest()[:16]}"
 
 
-def module_name(relative: str) -> str:
-    """``src/model.py`` -> ``src.model``; ``src/__init__.py`` -> ``src``."""
-    parts = relative[: -len(".py")].split("/") if relative.endswith(".py") else relative.split("/")
-    if parts[-1] == "__init__" and len(parts) > 1:
-        parts = parts[:-1]
-    return ".".join(parts)
-
-
-def _decode(data: bytes, kind: str) -> str:
-    """Python files as Python reads them (BOM, coding cookie); configs as UTF-8. Bad bytes never raise."""
-    if kind == "python":
-        try:
-            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-            return data.decode(encoding)
-        except (UnicodeDecodeError, SyntaxError, LookupError):
-            pass
-    return data.decode("utf-8-sig", errors="replace")
-
-
-def _kind_of(name: str) -> Optional[str]:
-    if name.endswith(".py"):
-        return "python"
-    if name.endswith(YAML_SUFFIXES):
-        return "yaml"
-    if name.endswith(SHELL_SUFFIXES):
-        return "shell"
-    return None
-
-
-def _walk(root: str) -> Iterator[Tuple[str, str]]:
+def walk_project(root: str) -> Iterator[Tuple[str, str]]:
     """``(relative path, kind)`` of the project's files, not entering tool folders or nested projects."""
     for folder, subfolders, names in os.walk(root):
         subfolders[:] = sorted(
             name for name in subfolders
-            if name not in SKIPPED_FOLDERS and not name.startswith(".") and not name.endswith(".egg-info")
-            and not is_root(os.path.join(folder, name))
+            if not skipped_folder(name) and not is_root(os.path.join(folder, name))
         )
         relative_folder = os.path.relpath(folder, root)
         for name in sorted(names):
-            kind = _kind_of(name)
+            kind = kind_of(name)
             if kind is None or name.startswith("."):
                 continue
             relative = name if relative_folder == "." else f"{relative_folder}/{name}".replace(os.sep, "/")
             yield relative, kind
 
 
-def _ignore_cache_folder(folder: str) -> None:
-    marker = os.path.join(folder, ".gitignore")
-    if not os.path.exists(marker):
-        with open(marker, "w", encoding="utf-8") as handle:
-            handle.write("# Created by ms-perflint\n*\n")
+def prepare_cache_folder(folder: str) -> None:
+    """Create the cache folder with a CACHEDIR.TAG and a .gitignore, so backups and git skip it."""
+    os.makedirs(folder, exist_ok=True)
+    for name, text in (
+        ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n# ms-perflint cache\n"),
+        (".gitignore", "# Created by ms-perflint; delete the folder at any time.\n*\n"),
+    ):
+        marker = os.path.join(folder, name)
+        if not os.path.exists(marker):
+            with open(marker, "w", encoding="utf-8") as handle:
+                handle.write(text)
 
 
 @contextlib.contextmanager
 def _locked(lock_path: str) -> Iterator[None]:
-    """An exclusive lock between processes (flake8's workers); without fcntl or a writable folder, none."""
+    """An exclusive lock between processes (flake8's workers, concurrent runs); none when it cannot be had."""
     try:
-        import fcntl
-    except ImportError:  # Windows: each process builds; the atomic replace keeps the file whole
+        from filelock import FileLock, Timeout
+    except ImportError:  # pragma: no cover - filelock is a dependency
         yield
         return
     try:
         os.makedirs(os.path.dirname(lock_path), exist_ok=True)
-        handle = open(lock_path, "a")
-    except OSError:
+        lock = FileLock(lock_path, timeout=300)
+        lock.acquire()
+    except (OSError, Timeout):
         yield
         return
-    with handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-# --- one index per root per process ------------------------------------------------
-
-_LOADED: Dict[str, ProjectIndex] = {}
-
-
-def load_index(root: str, refresh: bool = False, persist: bool = True) -> ProjectIndex:
-    """The index of the project at ``root``, built or refreshed once per process (again with ``refresh``).
-
-    With ``persist`` false (``--no-cache``) the index is built in memory, and no
-    file under ``<root>/.ms_perflint_cache/`` is read or written.
-    """
-    root = os.path.abspath(root)
-    index = _LOADED.get(root)
-    if index is None or refresh:
-        index = ProjectIndex(root, persist=persist).refresh()
-        _LOADED[root] = index
-        from ms_perflint.project import view
-
-        view.forget(root)
-    return index
+    try:
+        yield
+    finally:
+        lock.release()

@@ -10,7 +10,7 @@ import pkgutil
 from functools import lru_cache
 from typing import Any, Dict, List, Type
 
-from ms_perflint.rule import Rule
+from ms_perflint.rules.base import Rule
 
 
 def _discover() -> List[Type[Rule]]:

@@ -1,201 +1,75 @@
-"""MSP105 autotune-with-profiler: Dataset AutoTune and dataset profiling exclude each other.
-
-The rule works in two steps so that a project-wide analysis can reuse the second:
-
-1. While the engine walks a file, collect *sites* as plain data: every call that
-   turns AutoTune on, and every place that starts profiling, each with the ``if``
-   conditions it runs under (:class:`Guard`) and whether it profiles the dataset
-   pipeline.
-2. :func:`pair_sites` decides, for each AutoTune site, which profiling site can run
-   in the same program (not in a mutually exclusive branch) and conflicts with it.
-"""
+"""MSP105 autotune-with-profiler: Dataset AutoTune and dataset profiling exclude each other."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence
+from dataclasses import dataclass
+from typing import Any, List, Optional, Tuple
 
-import libcst as cst
+from ms_perflint import catalogue as ms
+from ms_perflint.analysis.facts import LIT, Call, Guard, Value
+from ms_perflint.findings import FixAvailability
+from ms_perflint.project.model import Program, Project, Where, call_where, where
+from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
+from ms_perflint.rules.check import Check
 
-from ms_perflint.callargs import argument, has_double_star
-from ms_perflint.imports import dotted_name
-from ms_perflint.positions import positions_of
-from ms_perflint.rule import FixAvailability, Invalid, Rule, RuleDocs, Valid
-from ms_perflint.values import UNKNOWN
-
-SET_ENABLE_AUTOTUNE = "mindspore.dataset.config.set_enable_autotune"
-PROFILER = "mindspore.profiler.Profiler"
-PROFILE = "mindspore.profiler.profile"
-SET_CONTEXT = "mindspore.set_context"
-OS_ENVIRON = "os.environ"
-OS_PUTENV = "os.putenv"
-PROFILER_OPTIONS_VARIABLE = "MS_PROFILER_OPTIONS"
-JSON_DUMPS = "json.dumps"
-
-#: Profiling APIs and how their ``data_process`` default behaves.
-#: ``None``: the default changed across releases (True before ~2.3, False since);
-#: ``False``: the API has always defaulted to no dataset profiling.
-DATA_PROCESS_DEFAULT: Dict[str, Optional[bool]] = {PROFILER: None, PROFILE: False}
-#: Positional index of ``data_process`` (``Profiler`` takes keywords only).
-DATA_PROCESS_POSITION = {PROFILE: 3}
-#: Profiling sites whose dataset profiling the user can switch off with a ``data_process`` setting.
-DATA_PROCESS_KNOB = frozenset((PROFILER, PROFILE, PROFILER_OPTIONS_VARIABLE))
-#: What the message calls each kind of profiling site.
-SITE_LABELS = {
-    PROFILER: "mindspore.Profiler",
-    PROFILE: "mindspore.profiler.profile",
-    SET_CONTEXT: "set_context(enable_profiling=True)",
-    PROFILER_OPTIONS_VARIABLE: "MS_PROFILER_OPTIONS",
+LABELS = {
+    ms.PROFILER: "mindspore.Profiler",
+    ms.PROFILE: "mindspore.profiler.profile",
+    ms.SET_CONTEXT: "set_context(enable_profiling=True)",
+    ms.PROFILER_OPTIONS_VARIABLE: "MS_PROFILER_OPTIONS",
 }
 
 
 @dataclass(frozen=True)
-class Guard:
-    """A condition a site runs under: ``test`` (normalised source) is true (``holds``) or false."""
-
-    test: str
-    holds: bool
-
-    def negated(self) -> "Guard":
-        """The guard that can never hold together with this one."""
-        return Guard(self.test, not self.holds)
-
-
-@dataclass(frozen=True)
 class Site:
-    """Where AutoTune is enabled or profiling starts, as plain data.
+    """Where AutoTune is enabled or profiling starts, with the guards it runs under.
 
-    ``dataset_profiling`` (profiling sites only): True when the dataset pipeline is
-    profiled for sure, False when it is not, None when it depends on the release
-    (the ``data_process`` default changed).
+    ``dataset``: the pipeline is profiled for sure (True), or it depends on the release (None).
     """
 
     kind: str
-    guards: FrozenSet[Guard]
-    dataset_profiling: Optional[bool] = None
-    node: Optional[cst.CSTNode] = field(default=None, compare=False, repr=False)
+    path: str
+    scope: int
+    guards: Tuple[Guard, ...]
+    at: Any
+    dataset: Optional[bool] = None
 
-
-@dataclass(frozen=True)
-class Conflict:
-    """An AutoTune site and the profiling site that defeats it."""
-
-    autotune: Site
-    profiling: Site
-
-
-def mutually_exclusive(first: Site, second: Site) -> bool:
-    """True when no run of the program reaches both sites: one needs a condition the other negates."""
-    return any(guard.negated() in second.guards for guard in first.guards)
-
-
-def pair_sites(autotune_sites: Sequence[Site], profiling_sites: Sequence[Site]) -> List[Conflict]:
-    """For each AutoTune site, the profiling site that conflicts with it, if any.
-
-    A profiling site that surely leaves the dataset pipeline alone
-    (``dataset_profiling is False``) never conflicts. Among several candidates the
-    one that surely profiles the dataset is named, else the first in source order.
-    """
-    conflicts = []
-    for autotune in autotune_sites:
-        candidates = [
-            site
-            for site in profiling_sites
-            if site.dataset_profiling is not False and not mutually_exclusive(autotune, site)
-        ]
-        if candidates:
-            chosen = next((site for site in candidates if site.dataset_profiling), candidates[0])
-            conflicts.append(Conflict(autotune, chosen))
-    return conflicts
-
-
-def guards_from_test(test: cst.BaseExpression, holds: bool) -> Iterator[Guard]:
-    """The facts known when ``test`` is ``holds``: the test itself, through ``not``, ``and`` and ``or``."""
-    test = _without_parentheses(test)
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        yield from guards_from_test(test.expression, not holds)
-        return
-    yield Guard(_normalised_source(test), holds)
-    if isinstance(test, cst.BooleanOperation):
-        # ``a and b`` true: both true. ``a or b`` false: both false.
-        if isinstance(test.operator, cst.And) == holds:
-            yield from guards_from_test(test.left, holds)
-            yield from guards_from_test(test.right, holds)
-
-
-def _without_parentheses(node: cst.BaseExpression) -> cst.BaseExpression:
-    return node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node
-
-
-def _normalised_source(node: cst.BaseExpression) -> str:
-    return " ".join(cst.Module([]).code_for_node(node).split())
+    @property
+    def where(self) -> Where:
+        return call_where(self.path, self.at) if isinstance(self.at, Call) else where(self.path, self.at)
 
 
 class AutotuneWithProfiler(Rule):
-    """Report Dataset AutoTune enabled in a file that also starts profiling, outside exclusive branches."""
+    """Report Dataset AutoTune enabled in a program that also profiles the data pipeline."""
 
     code = "MSP105"
     name = "autotune-with-profiler"
     summary = "Dataset AutoTune is enabled in a program that also profiles; one of them does not take effect"
     fix_availability = FixAvailability.NEVER
-    markers = ("set_enable_autotune",)
     docs = RuleDocs(
         what_it_does="""
-            Finds `mindspore.dataset.config.set_enable_autotune(True)` in a file that
-            also starts profiling: `mindspore.Profiler(...)` (also spelled
-            `mindspore.profiler.Profiler`), `mindspore.profiler.profile(...)`,
-            `set_context(enable_profiling=True)` (any spelling of `set_context`), or
-            setting the `MS_PROFILER_OPTIONS` environment variable
-            (`os.environ[...] = ...`, `os.environ.setdefault`, `os.environ.update`,
-            `os.putenv`). The finding is reported at the AutoTune call and names the
-            line that starts profiling. The message says which case it is:
+            Finds `mindspore.dataset.config.set_enable_autotune(True)` in a program that also starts
+            profiling: `mindspore.Profiler(...)`, `mindspore.profiler.profile(...)`,
+            `set_context(enable_profiling=True)`, or the `MS_PROFILER_OPTIONS` environment variable
+            set to options with `"start": true`. The two may be in different files of the program
+            (AutoTune in `src/dataset.py`, the profiler in `train.py`). The finding is reported at the
+            AutoTune call and names the place that starts profiling. The message says which case it is:
 
-            - *dataset profiling on* (`data_process=True`, or `"data_process": true`
-              in `MS_PROFILER_OPTIONS`): AutoTune is dropped on every release;
+            - *dataset profiling on* (`data_process=True`, or `"data_process": true` in
+              `MS_PROFILER_OPTIONS`): AutoTune is dropped on every release;
             - *default `data_process`* (`mindspore.Profiler` without it, the legacy
-              `set_context(enable_profiling=True)`, or `MS_PROFILER_OPTIONS`
-              without the key): the default was `True` before MindSpore ~2.3 and is
-              `False` since, so the conflict depends on the release.
-
-            Not reported:
-
-            - the two in mutually exclusive branches: the arms of one `if`/`elif`/`else`,
-              a flag and its negation (`if args.profile:` ... `if not args.profile:`),
-              conditions joined with `and`/`or` that imply them, and a guard clause
-              that returns, raises or exits first (`if args.profile: return ...`
-              before the AutoTune call in the same function);
-            - `data_process=False` (checked on MindSpore 2.10: with the dataset
-              profiler off, AutoTune runs and writes its tuned configuration), and
-              a `data_process` the linter cannot know (`data_process=args.dp`,
-              `**kwargs`);
-            - `schedule=...` together with `data_process=True`: MindSpore 2.10 turns
-              `data_process` off when a schedule is set;
-            - `mindspore.profiler.profile(...)` without `data_process`: it has always
-              defaulted to `False`;
-            - `MS_PROFILER_OPTIONS` set to a JSON literal without `"start": true`
-              (MindSpore starts no profiler then), or to text that is not JSON;
-            - an AutoTune value the linter cannot know (`set_enable_autotune(args.tune)`).
-
-            Across files (project mode, the default of the CLI and the flake8 plugin):
-            AutoTune in `src/dataset.py` and a profiler started in `train.py` that
-            imports it are paired too, and the message names the other file and line
-            (`mindspore.Profiler at train.py:41`). A profiler under `if args.profile:`
-            where every configured `profile` (argparse default, YAML, launch script)
-            is False is not counted. See docs/project.md.
+              `set_context(enable_profiling=True)`, `MS_PROFILER_OPTIONS` without the key): the
+              default was `True` before MindSpore ~2.3 and is `False` since, so the conflict depends
+              on the release.
         """,
         why_bad="""
-            Dataset AutoTune and dataset profiling both hook into the data pipeline,
-            and MindSpore runs only one of them. Whichever is started first, a pipeline
-            that is profiled is not tuned: MindSpore logs "Cannot enable AutoTune for
-            the current data pipeline as Dataset Profiling is already enabled for the
-            current data pipeline" and trains with the untuned pipeline (reproduced on
-            MindSpore 2.10 by starting the dataset profiler the way
-            `Profiler(data_process=True)` does on Ascend and GPU: no AutoTune
-            configuration is written). The warning is easy to miss, so a production run
-            silently loses AutoTune, or a profile is taken of a pipeline that is not the
-            one that runs in production. On the CPU backend the profiler never profiles
-            the dataset, so the conflict shows on Ascend and GPU only.
+            Dataset AutoTune and dataset profiling both hook into the data pipeline, and MindSpore runs
+            only one of them. A pipeline that is profiled is not tuned: MindSpore logs "Cannot enable
+            AutoTune for the current data pipeline as Dataset Profiling is already enabled" and trains
+            with the untuned pipeline (reproduced on MindSpore 2.10). The warning is easy to miss, so a
+            production run silently loses AutoTune, or a profile is taken of a pipeline that is not the
+            one that runs in production.
         """,
         example="""
             import mindspore as ms
@@ -216,16 +90,30 @@ class AutotuneWithProfiler(Rule):
                 ds.config.set_enable_autotune(True)
         """,
         fix_safety="""
-            No automatic fix: which of the two to keep depends on the purpose of the
-            run. When measuring, turn AutoTune off (or profile with
-            `data_process=False` if the dataset profile is not needed); in production,
-            remove the profiler. Putting them in the two arms of one `if` on a command
-            line flag keeps both available.
+            No automatic fix: which of the two to keep depends on the purpose of the run. When measuring,
+            turn AutoTune off (or profile with `data_process=False` if the dataset profile is not
+            needed); in production, remove the profiler. Putting them in the two arms of one `if` on a
+            command-line flag keeps both available.
+        """,
+        programs="""
+            Every program (a script, a notebook, a training or a benchmark run) that reaches both calls,
+            in one file or across files it imports. The rule applies whatever the device.
+        """,
+        silent_on="""
+            - the two in mutually exclusive branches, compared as values whatever the spelling
+              (`if args.profile:` / `else:`, `config["profile"]` / `not config['profile']`, `a and b`
+              implying `a`), and a guard clause that returns or exits first;
+            - a profiler under a condition every configuration turns off (`if args.profile:` where
+              every configured `profile` -- argparse default, YAML, launch script -- is False);
+            - `data_process=False`, or a value the linter cannot know; `schedule=...` with
+              `data_process=True` (MindSpore 2.10 turns `data_process` off then);
+            - `mindspore.profiler.profile(...)` without `data_process` (it has always defaulted to False);
+            - `MS_PROFILER_OPTIONS` without `"start": true` (no profiler starts), or not JSON;
+            - an AutoTune value the linter cannot know (`set_enable_autotune(args.tune)`).
         """,
         references=(
             "https://www.mindspore.cn/docs/en/master/api_python/dataset/mindspore.dataset.config.set_enable_autotune.html",
             "https://www.mindspore.cn/docs/en/master/api_python/mindspore/mindspore.Profiler.html",
-            "https://www.mindspore.cn/docs/en/master/api_python/mindspore/mindspore.profiler.profile.html",
         ),
     )
     valid = (
@@ -244,24 +132,12 @@ class AutotuneWithProfiler(Rule):
             """
             import mindspore as ms
             from mindspore.dataset import config
-            if args.profile:
+            if cfg["profile"]:
                 profiler = ms.Profiler(data_process=True)
-            if not args.profile:
+            if not cfg['profile']:
                 config.set_enable_autotune(True)
             """,
-            why="a flag and its negation",
-        ),
-        Valid(
-            """
-            import mindspore as ms
-            import mindspore.dataset as ds
-            def setup(args):
-                if args.profile and args.rank == 0:
-                    return ms.Profiler(data_process=True)
-                if not args.profile:
-                    ds.config.set_enable_autotune(True)
-            """,
-            why="`a and b` implies `a`",
+            why="a flag and its negation, whatever the quotes",
         ),
         Valid(
             """
@@ -271,6 +147,8 @@ class AutotuneWithProfiler(Rule):
                 if args.profile:
                     return ms.Profiler(data_process=True)
                 ds.config.set_enable_autotune(True)
+            if __name__ == "__main__":
+                setup(parse())
             """,
             why="a guard clause: AutoTune is reached only when not profiling",
         ),
@@ -285,27 +163,6 @@ class AutotuneWithProfiler(Rule):
         ),
         Valid(
             """
-            import mindspore.dataset as ds
-            from mindspore.profiler import profile
-            ds.config.set_enable_autotune(True)
-            with profile() as prof:
-                pass
-            """,
-            why="profile() has always defaulted to data_process=False",
-        ),
-        Valid(
-            """
-            import mindspore as ms
-            import mindspore.dataset as ds
-            def build(args):
-                ds.config.set_enable_autotune(args.autotune)
-                ds.config.set_enable_autotune(False)
-                return ms.Profiler(data_process=True)
-            """,
-            why="unknown or False AutoTune values",
-        ),
-        Valid(
-            """
             import os
             import mindspore.dataset as ds
             os.environ["MS_PROFILER_OPTIONS"] = '{"output_path": "./prof", "data_process": true}'
@@ -315,13 +172,17 @@ class AutotuneWithProfiler(Rule):
         ),
         Valid(
             """
+            import argparse
+            import mindspore as ms
             import mindspore.dataset as ds
-            class Profiler:
-                pass
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--profile", default=False)
+            args = parser.parse_args()
             ds.config.set_enable_autotune(True)
-            profiler = Profiler()
+            if args.profile:
+                profiler = ms.Profiler(data_process=True)
             """,
-            why="a local class, not MindSpore's profiler",
+            why="every configured value of the flag turns the profiler off",
         ),
     )
     invalid = (
@@ -351,26 +212,14 @@ class AutotuneWithProfiler(Rule):
             """
             import mindspore as ms
             import mindspore.dataset as ds
-            def main(args):
-                if args.autotune:
-                    ds.config.set_enable_autotune(True, "./autotune")
-                if args.profile:
-                    profiler = ms.profiler.Profiler(data_process=True)
-            """,
-            line=5,
-            column=9,
-            message_contains="data_process=True",
-        ),
-        Invalid(
-            """
-            from mindspore import context
-            import mindspore.dataset as ds
-            context.set_context(mode=context.GRAPH_MODE, enable_profiling=True)
-            ds.config.set_enable_autotune(True)
+            if cfg["autotune"]:
+                ds.config.set_enable_autotune(True, "./autotune")
+            if cfg["profile"]:
+                profiler = ms.profiler.Profiler(data_process=True)
             """,
             line=4,
-            column=1,
-            message_contains="set_context(enable_profiling=True)",
+            column=5,
+            message_contains="data_process=True",
         ),
         Invalid(
             """
@@ -384,225 +233,116 @@ class AutotuneWithProfiler(Rule):
             column=1,
             message_contains="MS_PROFILER_OPTIONS",
         ),
-        Invalid(
-            """
-            import mindspore.dataset as ds
-            from mindspore.profiler import profile
-            ds.config.set_enable_autotune(True)
-            with profile(data_process=True) as prof:
-                pass
-            """,
-            line=3,
-            column=1,
-            message_contains="line 4",
-        ),
     )
 
-    def __init__(self, context) -> None:
-        super().__init__(context)
-        self._autotune: List[Site] = []
-        self._profiling: List[Site] = []
-
-    # --- collecting sites ----------------------------------------------------
-
-    def visit_Call(self, node: cst.Call) -> None:
-        qualified = self.context.qualified_name(node.func)
-        if qualified is None:
+    def check(self, check: Check) -> None:
+        project = check.project
+        autotunes, profilers = _sites(check)
+        if not autotunes or not profilers:
             return
-        if qualified == SET_ENABLE_AUTOTUNE:
-            if self.context.value_of(_argument_value(node, "enable", 0)) is True:
-                self._autotune.append(self._site("autotune", None, node))
-        elif qualified in DATA_PROCESS_DEFAULT:
-            self._add_profiling(qualified, self._profiler_dataset_profiling(node, qualified), node)
-        elif qualified == SET_CONTEXT:
-            if self.context.value_of(_argument_value(node, "enable_profiling")) is True:
-                self._add_profiling(SET_CONTEXT, None, node)
-        else:
-            self._check_environment_call(node, qualified)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            if self._is_profiler_options_item(target.target):
-                self._add_options_site(node.value, node)
-
-    def _check_environment_call(self, node: cst.Call, qualified: str) -> None:
-        if qualified in (OS_ENVIRON + ".setdefault", OS_PUTENV):
-            key, value = _argument_value(node, "key", 0), _argument_value(node, "value", 1)
-            if self.context.value_of(key) == PROFILER_OPTIONS_VARIABLE and value is not None:
-                self._add_options_site(value, node)
-        elif qualified == OS_ENVIRON + ".update":
-            for value in self._options_in_update(node):
-                self._add_options_site(value, node)
-
-    def _options_in_update(self, node: cst.Call) -> Iterator[cst.BaseExpression]:
-        for arg in node.args:
-            if arg.keyword is not None and arg.keyword.value == PROFILER_OPTIONS_VARIABLE:
-                yield arg.value
-            elif arg.keyword is None and not arg.star and isinstance(arg.value, cst.Dict):
-                for element in arg.value.elements:
-                    if isinstance(element, cst.DictElement) and self.context.value_of(element.key) == PROFILER_OPTIONS_VARIABLE:
-                        yield element.value
-
-    def _is_profiler_options_item(self, target: cst.BaseExpression) -> bool:
-        if not isinstance(target, cst.Subscript) or len(target.slice) != 1:
-            return False
-        index = target.slice[0].slice
-        return (
-            self.context.qualified_name(target.value) == OS_ENVIRON
-            and isinstance(index, cst.Index)
-            and self.context.value_of(index.value) == PROFILER_OPTIONS_VARIABLE
-        )
-
-    def _profiler_dataset_profiling(self, node: cst.Call, qualified: str) -> Optional[bool]:
-        """True/False when ``data_process`` is known or defaulted; None when the default depends on the release.
-
-        An unknown value (``data_process=args.dp``, ``**kwargs``) counts as False:
-        unknown values are never reported.
-        """
-        data_process = _argument_value(node, "data_process", DATA_PROCESS_POSITION.get(qualified))
-        if data_process is None:
-            return False if has_double_star(node) else DATA_PROCESS_DEFAULT[qualified]
-        if self.context.value_of(data_process) is not True:
-            return False
-        schedule = _argument_value(node, "schedule")
-        if schedule is not None and self.context.value_of(schedule) is not None:
-            return False  # 2.10 turns data_process off when a schedule is set
-        return True
-
-    def _add_options_site(self, value: cst.BaseExpression, node: cst.CSTNode) -> None:
-        options = self._profiler_options(value)
-        if options is None or options.get("start") is not True:
-            return  # MindSpore's EnvProfiler starts nothing without "start": true
-        dataset_profiling = None if "data_process" not in options else options["data_process"] is True
-        self._add_profiling(PROFILER_OPTIONS_VARIABLE, dataset_profiling, node)
-
-    def _profiler_options(self, value: cst.BaseExpression) -> Optional[Dict[str, object]]:
-        """The options an ``MS_PROFILER_OPTIONS`` value holds, or None when the linter cannot read them.
-
-        A JSON text or a ``json.dumps({...})`` of a dict literal is read. Text that
-        is not JSON starts nothing (MindSpore logs an error); any other value is
-        unknown, and unknown values are never reported.
-        """
-        text = self.context.value_of(value)
-        options: object = None
-        if isinstance(text, str):
-            try:
-                options = json.loads(text)
-            except ValueError:
-                return None
-        elif isinstance(value, cst.Call) and self.context.qualified_name(value.func) == JSON_DUMPS and value.args:
-            options = self._dict_literal(value.args[0].value)
-        return options if isinstance(options, dict) else None
-
-    def _dict_literal(self, node: Optional[cst.BaseExpression]) -> object:
-        if not isinstance(node, cst.Dict):
-            return UNKNOWN
-        result = {}
-        for element in node.elements:
-            if not isinstance(element, cst.DictElement):
-                return UNKNOWN
-            key = self.context.value_of(element.key)
-            if not isinstance(key, str):
-                return UNKNOWN
-            result[key] = self.context.value_of(element.value)
-        return result
-
-    def _add_profiling(self, kind: str, dataset_profiling: Optional[bool], node: cst.CSTNode) -> None:
-        self._profiling.append(self._site(kind, dataset_profiling, node))
-
-    def _site(self, kind: str, dataset_profiling: Optional[bool], node: cst.CSTNode) -> Site:
-        return Site(kind, frozenset(self._guards()), dataset_profiling, node)
-
-    def _guards(self) -> Iterator[Guard]:
-        """Conditions the node being visited runs under: enclosing ``if`` arms and earlier guard clauses."""
-        for branch in self.context.branches():
-            yield from guards_from_test(branch.statement.test, branch.positive)
-        yield from _guard_clauses(self.context.ancestors)
-
-    # --- deciding ------------------------------------------------------------
-
-    def finish(self) -> None:
-        conflicts = pair_sites(self._autotune, self._profiling)
-        paired = {id(conflict.autotune) for conflict in conflicts}
-        self._report_other_files([site for site in self._autotune if id(site) not in paired])
-        if not conflicts:
-            return
-        positions = positions_of(self.context.module, [c.profiling.node for c in conflicts if c.profiling.node])
-        for conflict in conflicts:
-            autotune, profiling = conflict.autotune.node, conflict.profiling
-            if autotune is not None and profiling.node in positions:
-                self.report(autotune, _message(profiling, positions[profiling.node].start.line))
-
-    def _report_other_files(self, autotune_sites: List[Site]) -> None:
-        """Project mode: pair AutoTune here with profiling started in another file of the same program."""
-        project = self.context.project if autotune_sites else None
-        if project is None:
-            return
-        remote = {}
-        for started in project.profilers_elsewhere():
-            guards = frozenset(Guard(test, holds) for test, holds in started.guards)
-            remote[Site(started.kind, guards, started.dataset)] = started.where
-        for conflict in pair_sites(autotune_sites, list(remote)):
-            where = remote[conflict.profiling]
-            if conflict.autotune.node is not None:
-                self.report(conflict.autotune.node, _message(conflict.profiling, where.line, where.path))
+        reported = set()
+        for program in project.programs():
+            for autotune in autotunes:
+                if not program.reaches(autotune.path, autotune.scope) or (autotune.path, autotune.at.id) in reported:
+                    continue
+                partner = _partner(check, program, autotune, profilers)
+                if partner is not None:
+                    reported.add((autotune.path, autotune.at.id))
+                    check.report(self.code, autotune.path, autotune.at, _message(autotune, partner))
 
 
-def _argument_value(node: cst.Call, keyword: str, position: Optional[int] = None) -> Optional[cst.BaseExpression]:
-    arg = argument(node, keyword, position)
-    return arg.value if arg is not None else None
+def _sites(check: Check) -> Tuple[List[Site], List[Site]]:
+    project = check.project
+    autotunes: List[Site] = []
+    profilers: List[Site] = []
+    for path, facts in sorted(project.python.items()):
+        for call in facts.calls:
+            qualified = project.qualified(path, call)
+            site = None
+            if qualified == ms.SET_ENABLE_AUTOTUNE:
+                enable = call.argument("enable", 0)
+                if enable is not None and enable.kind == LIT and enable.data is True:
+                    autotunes.append(Site("autotune", path, call.scope, call.guards, call))
+                continue
+            if qualified in ms.DATA_PROCESS_DEFAULT:
+                site = _profiler(path, call, qualified)
+            elif qualified == ms.SET_CONTEXT:
+                flag = call.kwargs.get(ms.ENABLE_PROFILING)
+                if flag is not None and flag.kind == LIT and flag.data is True:
+                    site = Site(ms.SET_CONTEXT, path, call.scope, call.guards, call, None)
+            elif call.method in ("setdefault", "putenv") or call.callee == "os.putenv":
+                site = _environment_call(path, call)
+            if site is not None:
+                profilers.append(site)
+        for entry in facts.config:
+            if entry.owner == "env" and entry.key == ms.PROFILER_OPTIONS_VARIABLE:
+                dataset = _options(entry.value)
+                if dataset is not False:
+                    profilers.append(Site(ms.PROFILER_OPTIONS_VARIABLE, path, entry.scope, entry.guards, entry.value,
+                                          dataset))
+    live = [s for s in profilers if check.values.can_hold(s.path, s.scope, s.guards)]
+    return [s for s in autotunes if check.values.can_hold(s.path, s.scope, s.guards)], live
 
 
-#: Calls that end the program, so an ``if`` whose body ends with one is a guard clause.
-_EXIT_CALLS = frozenset(("sys.exit", "exit", "quit", "os._exit"))
+def _profiler(path: str, call: Call, qualified: str) -> Optional[Site]:
+    parameter = ms.DATA_PROCESS[qualified]
+    argument = call.argument(parameter.keyword, parameter.position)
+    if argument is None:
+        if call.may_pass(parameter.keyword, parameter.position):
+            return None
+        dataset = ms.DATA_PROCESS_DEFAULT[qualified]
+        return None if dataset is False else Site(qualified, path, call.scope, call.guards, call, dataset)
+    if argument.kind != LIT or argument.data is not True:
+        return None
+    schedule = call.kwargs.get("schedule")
+    if schedule is not None and not (schedule.kind == LIT and schedule.data is None):
+        return None  # 2.10 turns data_process off when a schedule is set
+    return Site(qualified, path, call.scope, call.guards, call, True)
 
 
-def _guard_clauses(ancestors: Sequence[cst.CSTNode]) -> Iterator[Guard]:
-    """``if cond: return`` before the node, in the same function: the node runs only when ``cond`` is false."""
-    for index in range(len(ancestors) - 2, -1, -1):
-        block, child = ancestors[index], ancestors[index + 1]
-        if isinstance(block, (cst.Module, cst.IndentedBlock)):
-            for statement in block.body:
-                if statement is child:
-                    break
-                if isinstance(statement, cst.If) and statement.orelse is None and _always_exits(statement.body):
-                    yield from guards_from_test(statement.test, False)
-        if isinstance(block, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            return
+def _environment_call(path: str, call: Call) -> Optional[Site]:
+    if len(call.args) < 2 or call.args[0].kind != LIT or call.args[0].data != ms.PROFILER_OPTIONS_VARIABLE:
+        return None
+    dataset = _options(call.args[1])
+    if dataset is False:
+        return None
+    return Site(ms.PROFILER_OPTIONS_VARIABLE, path, call.scope, call.guards, call, dataset)
 
 
-def _always_exits(body: cst.BaseSuite) -> bool:
-    """The block's last statement returns, raises or exits the program."""
-    if isinstance(body, cst.SimpleStatementSuite):
-        smalls: Sequence[cst.BaseSmallStatement] = body.body
-    elif body.body and isinstance(body.body[-1], cst.SimpleStatementLine):
-        smalls = body.body[-1].body
-    else:
+def _options(value: Value) -> Optional[bool]:
+    """From ``MS_PROFILER_OPTIONS`` JSON: True/None (release default) when it starts a profiler, else False."""
+    if value.kind != LIT or not isinstance(value.data, str):
         return False
-    return bool(smalls) and _is_exit(smalls[-1])
+    try:
+        options = json.loads(value.data)
+    except ValueError:
+        return False
+    if not isinstance(options, dict) or options.get("start") is not True:
+        return False  # MindSpore starts no profiler without "start": true
+    if "data_process" not in options:
+        return None
+    return True if options["data_process"] is True else False
 
 
-def _is_exit(statement: cst.BaseSmallStatement) -> bool:
-    if isinstance(statement, (cst.Return, cst.Raise)):
-        return True
-    if isinstance(statement, cst.Expr) and isinstance(statement.value, cst.Call):
-        return dotted_name(statement.value.func) in _EXIT_CALLS
-    return False
+def _partner(check: Check, program: Program, autotune: Site, profilers: List[Site]) -> Optional[Site]:
+    """The profiling site that defeats ``autotune`` in ``program``: a sure one first, else the first."""
+    from ms_perflint.project.values import exclusive
+
+    candidates = [p for p in profilers if program.reaches(p.path, p.scope)
+                  and not exclusive(check.values, autotune.guards, p.guards)]
+    if not candidates:
+        return None
+    return next((p for p in candidates if p.dataset), candidates[0])
 
 
-def _message(profiling: Site, line: int, path: str = "") -> str:
-    where = f"{SITE_LABELS[profiling.kind]} " + (f"at {path}:{line}" if path else f"on line {line}")
-    advice = "to measure, turn AutoTune off; in production, remove the profiler"
-    if profiling.dataset_profiling:
-        return (
-            f"AutoTune is dropped: {where} profiles the dataset pipeline (data_process=True), and MindSpore "
-            f'then logs "Cannot enable AutoTune for the current data pipeline as Dataset Profiling is already '
-            f'enabled"; {advice}'
-        )
-    if profiling.kind in DATA_PROCESS_KNOB:
-        advice += " or set data_process to False"
-    return (
-        f"AutoTune may be dropped: {where} profiles the dataset pipeline where data_process defaults to "
-        f"True (MindSpore before ~2.3; the default is False since), and a profiled pipeline is not AutoTuned; "
-        f"{advice}"
-    )
+def _message(autotune: Site, profiler: Site) -> str:
+    label = LABELS.get(profiler.kind, profiler.kind)
+    place = f"line {profiler.where.line}" if profiler.path == autotune.path else str(profiler.where)
+    if profiler.dataset:
+        case = "profiles the dataset pipeline (data_process=True)"
+        if profiler.kind == ms.PROFILER_OPTIONS_VARIABLE:
+            case = 'profiles the dataset pipeline ("data_process": true)'
+        return (f"Dataset AutoTune is enabled, but {label} at {place} {case}: MindSpore drops AutoTune for a "
+                f"profiled pipeline. Disable AutoTune when profiling, or profile with data_process=False")
+    return (f"Dataset AutoTune is enabled, but {label} at {place} starts profiling, and data_process defaults to True "
+            f"before MindSpore ~2.3: AutoTune is dropped there. Pass data_process=False, or keep the two apart")

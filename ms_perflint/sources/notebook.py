@@ -1,7 +1,9 @@
 """Jupyter notebooks: lint the code cells of a Python notebook as one module, report by cell.
 
 The code cells are joined into one *virtual module*, so an import in cell 1
-resolves a call in cell 5, and the engine runs on it unchanged. Each cell keeps
+resolves a call in cell 5, and the analysis reads it as any Python file. A cell
+that is not Python on its own (another kernel's syntax, a broken cell) is left
+out and named, so the rest of the notebook is still checked. Each cell keeps
 its own line numbers in that module; IPython syntax that is not Python is
 neutralised line for line:
 
@@ -27,15 +29,9 @@ import json
 import re
 import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from ms_perflint.engine import lint_source
-from ms_perflint.results import FileError, FileResult, SourceText
-from ms_perflint.rule import Violation
-from ms_perflint.settings import Settings
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ms_perflint.fix_results import FixResult
+from ms_perflint.findings import FileError
 
 #: A comment line put between cells in the virtual module; it finds the cells again after a fix.
 CELL_MARKER = "# >>> ms-perflint cell {} <<<"
@@ -100,6 +96,8 @@ class Notebook:
     #: False for an R, Julia, ... notebook: nothing to lint.
     is_python: bool = True
     cells: List[CodeCell] = field(default_factory=list)
+    #: Why code cells were left out (not Python, unreadable source), one line each.
+    skipped: List[str] = field(default_factory=list)
 
 
 @dataclass
@@ -139,7 +137,7 @@ def read_notebook(data: Union[str, bytes]) -> Notebook:
         raise NotebookError("not a Jupyter notebook: no list of cells")
     notebook = Notebook(data, document, bom=bom, is_python=_is_python(document.get("metadata")))
     if notebook.is_python:
-        notebook.cells = _code_cells(document["cells"])
+        notebook.cells = _code_cells(document["cells"], notebook.skipped)
     return notebook
 
 
@@ -154,24 +152,40 @@ def _is_python(metadata: Any) -> bool:
     return True
 
 
-def _code_cells(cells: Sequence[Any]) -> List[CodeCell]:
+def _code_cells(cells: Sequence[Any], skipped: List[str]) -> List[CodeCell]:
+    """The code cells to lint; a cell that cannot be read as Python is skipped and said so in ``skipped``."""
     found = []
     for index, cell in enumerate(cells):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
-        source = _source_text(cell.get("source", ""), index)
+        source = cell.get("source", "")
+        if isinstance(source, list) and all(isinstance(part, str) for part in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            skipped.append(f"cell {index + 1} skipped: its `source` is neither a string nor a list of strings")
+            continue
         code = neutralise(source, index)
-        if code is not None and code.has_python():
-            found.append(code)
+        if code is None or not code.has_python():
+            continue
+        problem = _python_problem(code)
+        if problem is not None:
+            skipped.append(f"cell {index + 1} skipped: not Python ({problem})")
+            continue
+        found.append(code)
     return found
 
 
-def _source_text(source: Any, index: int) -> str:
-    if isinstance(source, str):
-        return source
-    if isinstance(source, list) and all(isinstance(part, str) for part in source):
-        return "".join(source)
-    raise NotebookError(f"cell {index + 1}: `source` is neither a string nor a list of strings")
+def _python_problem(cell: CodeCell) -> Optional[str]:
+    """Why the cell's code is not Python on its own (it would make the whole notebook unreadable), or None."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            ast.parse("".join(cell.lines))
+        except SyntaxError as error:
+            return f"{error.msg} at line {error.lineno}"
+        except (ValueError, RecursionError, MemoryError) as error:
+            return type(error).__name__
+    return None
 
 
 # --- IPython syntax -------------------------------------------------------------
@@ -301,52 +315,30 @@ def virtual_module(cells: Sequence[CodeCell]) -> VirtualModule:
     return VirtualModule("".join(parts), origins)
 
 
-# --- linting ---------------------------------------------------------------------------
+# --- positions back into cells ----------------------------------------------------------
 
 
-def lint_notebook(
-    data: Union[str, bytes],
-    path: str,
-    settings: Settings,
-    rules: Optional[Sequence[type]] = None,
-) -> FileResult:
-    """Lint a notebook's code cells; positions come back as ``cell``, line and column in that cell.
-
-    Never raises for bad input: a file that is not a notebook comes back as ``FileResult.error``.
-    A non-Python notebook has nothing to lint and comes back clean. ``rules`` limits the
-    rules run, as in :func:`~ms_perflint.engine.lint_source`.
-    """
-    result = FileResult(path)
-    try:
-        notebook = read_notebook(data)
-    except NotebookError as error:
-        result.error = FileError("NotebookError", str(error), error.line, error.column)
-        return result
-    result.source = SourceText(notebook.text, bom=notebook.bom)
-    if not notebook.cells:
-        return result
-    module = virtual_module(notebook.cells)
-    inner = lint_source(module.text, path, settings, rules=rules)
-    if inner.error is not None:
-        result.error = _map_error(inner.error, module)
-    result.violations = [_map_violation(violation, module) for violation in inner.violations]
-    return result
+def map_position(module: VirtualModule, line: int) -> Optional[Tuple[int, int]]:
+    """``(cell number, line in cell)`` of a virtual line (None on a marker line)."""
+    return module.origin(line)
 
 
-def _map_violation(violation: Violation, module: VirtualModule) -> Violation:
-    start = module.origin(violation.line)
-    end = module.origin(violation.end_line)
+def map_finding(finding: Any, module: VirtualModule) -> Any:
+    """Give a finding of the virtual module its cell and in-cell lines (in place; returned for chaining)."""
+    start = module.origin(finding.line)
     if start is None:  # never on a marker comment; kept visible rather than dropped if it were
-        return violation
-    violation.cell, violation.line = start
+        return finding
+    end = module.origin(finding.end_line) if finding.end_line else None
+    finding.cell, finding.line = start
     if end is not None and end[0] == start[0]:
-        violation.end_line = end[1]
+        finding.end_line = end[1]
     else:  # a node running into the next cell (Jupyter would not have parsed it): end on its first line
-        violation.end_line, violation.end_column = violation.line, violation.column
-    return violation
+        finding.end_line, finding.end_column = finding.line, finding.column
+    return finding
 
 
-def _map_error(error: FileError, module: VirtualModule) -> FileError:
+def map_error(error: FileError, module: VirtualModule) -> FileError:
+    """A parse error of the virtual module, told as cell and line."""
     line = error.line
     while line > 1 and module.origin(line) is None:
         line -= 1  # an error reported on a marker line belongs to the cell before it
@@ -357,150 +349,13 @@ def _map_error(error: FileError, module: VirtualModule) -> FileError:
     return FileError(error.kind, message, origin[1], error.column, cell=origin[0])
 
 
-# --- fixing ------------------------------------------------------------------------------
-
-
 class NotebookFixError(Exception):
-    """The fixed module cannot be written back into the notebook; nothing is written."""
-
-
-def fix_notebook_source(
-    data: Union[str, bytes],
-    path: str,
-    settings: Settings,
-    unsafe: bool = False,
-    rules: Optional[Sequence[type]] = None,
-) -> "FixResult":
-    """Fix a notebook in memory with the fixer, then put the changed cells back into its JSON.
-
-    The result is the fixer's :class:`~ms_perflint.fixer.FixResult`: ``fixed_text``
-    is the new notebook JSON, findings are by cell. Only changed cells' ``source``
-    values differ from the original text. Nothing is fixed (and the reason is a
-    problem of the result) when a fix would change an IPython line or a cell
-    boundary. ``rules`` limits the rules run, as in :func:`~ms_perflint.fixer.fix_source`.
-    """
-    from ms_perflint.fixer import FixProblem, FixResult, fix_source, wanted
-
-    before = lint_notebook(data, path, settings, rules)
-    outcome = FixResult(path, remaining=before, before=before, source=before.source)
-    if isinstance(data, bytes):
-        outcome.original_bytes = data
-    if before.error is not None or not any(wanted(violation, unsafe) for violation in before.violations):
-        return outcome
-    notebook = read_notebook(data)
-    module = virtual_module(notebook.cells)
-    fixed = fix_source(module.text, path, settings, unsafe, rules=rules)
-    outcome.problems.extend(_cell_problem(problem, module) for problem in fixed.problems)
-    if fixed.fixed_text is None:
-        return outcome
-    try:
-        text = relocate_imports(module.text, fixed.fixed_text, notebook.cells)
-        new_json = replace_sources(notebook, changed_sources(text, notebook.cells))
-    except NotebookFixError as error:
-        outcome.problems.append(FixProblem(f"not fixed: {error}"))
-        return outcome
-    if new_json == notebook.text:
-        return outcome
-    outcome.fixed_text = new_json
-    outcome.fixed_bytes = (codecs.BOM_UTF8 if notebook.bom else b"") + new_json.encode("utf-8")
-    outcome.applied = [_cell_fix(applied, module) for applied in fixed.applied]
-    outcome.remaining = lint_notebook(new_json, path, settings, rules)
-    return outcome
-
-
-def _cell_problem(problem, module: VirtualModule):
-    """A fixer problem with its virtual line told as cell and line."""
-    from ms_perflint.fix_results import FixProblem
-
-    origin = module.origin(problem.line) if problem.line is not None else None
-    if origin is None:
-        return FixProblem(problem.message)
-    return FixProblem(f"cell {origin[0]}, line {origin[1]}: {problem.message}")
-
-
-def _cell_fix(applied, module: VirtualModule):
-    """An applied fix with its line counted in its cell (the cell named in the description)."""
-    from ms_perflint.fix_results import AppliedFix
-
-    origin = module.origin(applied.line)
-    if origin is None:
-        return applied
-    return AppliedFix(applied.code, origin[1], f"{applied.description} (cell {origin[0]})")
+    """Fixed code cannot be written back into the notebook; nothing is written."""
 
 
 # --- the fixed module back into cells ------------------------------------------------------
 
 _MARKER = re.compile(r"# >>> ms-perflint cell (\d+) <<<")
-
-
-def relocate_imports(original: str, fixed: str, cells: Sequence[CodeCell]) -> str:
-    """Move the import lines the fixer added into the first cell that has imports, after its import block.
-
-    The fixer adds imports below the top import block of the whole module,
-    which may be the top of a cell without imports. Without any cell that has
-    imports, they stay where the fixer put them (the first code cell).
-    """
-    import libcst as cst
-
-    kept = _import_counts(cst.parse_module(original))
-    module = cst.parse_module(fixed)
-    added, others, owners = [], [], []
-    cell = cells[0].number
-    for statement in module.body:
-        cell = _marker_cell(statement) or cell
-        key = _bare_import(statement)
-        if key is not None and not statement.leading_lines and kept.get(key, 0) == 0:
-            added.append(statement)
-            continue
-        if key is not None:
-            kept[key] = kept.get(key, 0) - 1
-        others.append(statement)
-        owners.append(cell)
-    if not added:
-        return fixed
-    position = _after_first_import_block(others, owners)
-    if position is None:
-        return fixed
-    return module.with_changes(body=[*others[:position], *added, *others[position:]]).code
-
-
-def _import_counts(module) -> Dict[str, int]:
-    counts: Dict[str, int] = {}
-    for statement in module.body:
-        key = _bare_import(statement)
-        if key is not None:
-            counts[key] = counts.get(key, 0) + 1
-    return counts
-
-
-def _bare_import(statement) -> Optional[str]:
-    """The code of a top-level import-only line without its leading comments; None for anything else."""
-    import libcst as cst
-
-    if not isinstance(statement, cst.SimpleStatementLine):
-        return None
-    if not all(isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body):
-        return None
-    return cst.Module([]).code_for_node(statement.with_changes(leading_lines=()))
-
-
-def _marker_cell(statement) -> Optional[int]:
-    for line in getattr(statement, "leading_lines", ()):
-        match = _MARKER.fullmatch(line.comment.value) if line.comment is not None else None
-        if match:
-            return int(match.group(1))
-    return None
-
-
-def _after_first_import_block(statements: Sequence[Any], owners: Sequence[int]) -> Optional[int]:
-    """Index just after the first run of import lines in the first cell that has an import line."""
-    start = next((index for index, statement in enumerate(statements) if _bare_import(statement)), None)
-    if start is None:
-        return None
-    end = start + 1
-    while end < len(statements) and owners[end] == owners[start] and _bare_import(statements[end]):
-        end += 1
-    return end
 
 
 def changed_sources(text: str, cells: Sequence[CodeCell]) -> Dict[int, str]:

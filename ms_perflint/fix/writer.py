@@ -15,7 +15,7 @@ import os
 import stat
 import tempfile
 
-from ms_perflint.results import SourceText
+from ms_perflint.findings import SourceText
 
 
 class WriteRefused(Exception):

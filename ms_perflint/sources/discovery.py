@@ -7,13 +7,19 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set
 
-#: Suffixes linted when a folder is walked (Jupyter notebooks too). A file named on the command line is always linted.
-SOURCE_SUFFIXES = (".py", ".ipynb")
+#: Suffixes checked when a folder is walked: Python files, notebooks and YAML configs. A file named on the
+#: command line is always checked (launch scripts are read as part of their project, not reported on).
+SOURCE_SUFFIXES = (".py", ".ipynb", ".yaml", ".yml")
 #: Folders never walked into: tool caches, virtual environments, VCS metadata.
 SKIPPED_FOLDERS = frozenset(
     (".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "__pycache__", ".mypy_cache",
      ".pytest_cache", ".ruff_cache", ".ms_perflint_cache", "node_modules", "build", "dist", ".eggs")
 )
+
+
+def skipped_folder(name: str) -> bool:
+    """A folder never walked into: tool caches, virtual environments, VCS metadata, hidden folders."""
+    return name in SKIPPED_FOLDERS or name.endswith(".egg-info") or (name.startswith(".") and name not in (".", ".."))
 
 
 class PathNotFound(Exception):
@@ -33,8 +39,7 @@ Excluded = Callable[[str], bool]
 
 
 def _default_excluded(path: str) -> bool:
-    name = os.path.basename(path)
-    return name in SKIPPED_FOLDERS or name.endswith(".egg-info")
+    return skipped_folder(os.path.basename(path))
 
 
 def discover(

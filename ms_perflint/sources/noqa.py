@@ -86,10 +86,11 @@ def file_directives(lines: Sequence[str]) -> FileDirectives:
 class LineSuppressions:
     """Answers "is ``code`` suppressed at ``line``?" for one file's text."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, tokenize: bool = True) -> None:
         self._lines = physical_lines(text)
         self._has_noqa = "noqa" in text.lower()
-        self._mapping: Optional[Dict[int, str]] = None
+        #: Python text: a comment anywhere on a multi-line token's lines counts (as in flake8); config files: its own line.
+        self._mapping: Optional[Dict[int, str]] = None if tokenize else {}
 
     def is_suppressed(self, line: int, code: str) -> bool:
         """flake8's decision for a finding of ``code`` reported on 1-based ``line``."""

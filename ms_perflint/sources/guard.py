@@ -20,14 +20,17 @@ import re
 import warnings
 from typing import Optional
 
-from ms_perflint.results import FileError
+from ms_perflint.findings import FileError
 
 #: Deeper brackets than this make the scan ask ``ast`` (Python itself stops at 200).
 SUSPICIOUS_BRACKET_DEPTH = 100
 #: A physical line longer than this may hold a long operator chain.
 SUSPICIOUS_LINE_LENGTH = 2000
-#: A bracketed region spanning more lines than this may hold a long chain, one term per line.
+#: A bracketed region, or a run of backslash-continued lines, spanning more lines than this may
+#: hold a long chain or deep nesting (``x = lambda: \`` continued 4000 times crashed libcst).
 SUSPICIOUS_REGION_LINES = 500
+#: More backslash-continued lines in one logical line than this also make the scan ask ``ast``.
+SUSPICIOUS_CONTINUATIONS = 100
 #: Syntax trees deeper than this are not given to libcst (it would take seconds, then fail).
 MAX_TREE_DEPTH = 1000
 
@@ -81,6 +84,8 @@ def _looks_deep(text: str) -> bool:
     """Cheap signs of deep nesting; strings and comments may fake them, which only costs an ast parse."""
     if len(text) > SUSPICIOUS_LINE_LENGTH and max(map(len, text.splitlines()), default=0) > SUSPICIOUS_LINE_LENGTH:
         return True
+    if "\\\n" in text and _longest_continuation(text) > SUSPICIOUS_CONTINUATIONS:
+        return True
     depth = 0
     region_start_line = line = 1
     for char in _NOT_BRACKET_OR_NEWLINE.sub("", text):  # a short string: the loop stays cheap
@@ -97,6 +102,14 @@ def _looks_deep(text: str) -> bool:
         elif depth:
             depth -= 1
     return False
+
+
+_CONTINUED_LINES = re.compile(r"(?:[^\n]*\\\r?\n)+")
+
+
+def _longest_continuation(text: str) -> int:
+    """The most physical lines one logical line spans through backslash continuations."""
+    return max((match.group(0).count("\n") for match in _CONTINUED_LINES.finditer(text)), default=0)
 
 
 def _deeper_than(tree: ast.AST, limit: int) -> bool:

@@ -1,0 +1,1000 @@
+"""One libcst pass over a Python module, recording :class:`~ms_perflint.analysis.facts.PythonFacts`.
+
+The pass is a read-only walk (:func:`~ms_perflint.analysis.walker.walk`) with one
+visitor that keeps the context of every node -- scope, loops, ``if`` guards, the
+file's import table and local bindings -- and records:
+
+- every call worth knowing (MindSpore-family classes and the APIs the catalogue
+  names, calls into the project, ``self.<attr>(...)``, calls of local values, and
+  methods the catalogue lists), with its arguments as values;
+- ``a @ b`` as a call of ``@``;
+- scopes, classes (bases, ``self.<attr>`` assignments), loops;
+- config entries written as Python (dict configs, config classes, ``os.environ``).
+
+Positions are resolved once, after the walk, for the recorded nodes only
+(:func:`~ms_perflint.analysis.positions.positions_of`), and with them the source
+text of each value and the layout material fixes need (where a keyword argument
+or an import statement goes).
+"""
+
+from __future__ import annotations
+
+import builtins
+import sys
+from dataclasses import replace
+from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from ms_perflint import catalogue as ms
+from ms_perflint.analysis.facts import (
+    CALL, CFG, CLASS, FUNCTION, LIT, MAIN, MODULE, NAME, OP, PARAM, REF, SELF, UNKNOWN,
+    Call, ClassFacts, ConfigEntry, Guard, Loop, PythonFacts, Scope, Value, unknown,
+)
+from ms_perflint.analysis.names import Names, dotted_name
+from ms_perflint.analysis.positions import positions_of
+from ms_perflint.analysis.walker import walk
+from ms_perflint.findings import LineIndex
+
+#: Packages whose calls never matter (unless the catalogue names the function): not the project's code.
+THIRD_PARTY = frozenset(
+    ("numpy", "cv2", "PIL", "matplotlib", "pandas", "scipy", "sklearn", "tqdm", "easydict", "requests", "h5py",
+     "six", "pycocotools", "skimage", "imageio", "seaborn", "tensorboardX", "wandb", "jieba", "nltk", "tokenizers",
+     "sentencepiece", "regex", "psutil", "pytest", "unittest", "mock", "absl", "attr", "pydantic", "addict",
+     *ms.FOREIGN_PACKAGES)
+)
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"os", "sys", "re", "json", "math", "time"}
+_BUILTINS = frozenset(dir(builtins))
+#: The longest source text kept for a value (messages only need a glimpse).
+TEXT_LIMIT = 80
+#: Calls that get the material for appending a keyword argument (the fixes that append one).
+APPENDABLE = frozenset((ms.CHECKPOINT_CONFIG, ms.SAVE_CHECKPOINT, ms.MODEL))
+_ARITHMETIC = {
+    cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.FloorDivide: "//",
+    cst.Modulo: "%", cst.Power: "**",
+}
+_COMPARISONS = {cst.Equal: "==", cst.NotEqual: "!=", cst.Is: "is", cst.IsNot: "is not", cst.In: "in",
+                cst.NotIn: "not in", cst.LessThan: "<", cst.GreaterThan: ">", cst.LessThanEqual: "<=",
+                cst.GreaterThanEqual: ">="}
+#: Deeper expressions than this are not evaluated (their value is unknown).
+MAX_VALUE_DEPTH = 40
+
+
+def extract_python(module: cst.Module, text: str, module_name: str, is_package: bool = False) -> PythonFacts:
+    """The facts of a parsed module whose source is ``text``."""
+    collector = _Collector(module, text, module_name, is_package)
+    walk(module, collector)
+    return collector.finish()
+
+
+class _Collector(cst.CSTVisitor):
+    """The visitor: context bookkeeping in ``on_visit``/``on_leave``, recording in the handlers."""
+
+    def __init__(self, module: cst.Module, text: str, module_name: str, is_package: bool) -> None:
+        super().__init__()
+        self.module = module
+        self.text = text
+        definitions = [s.name.value for s in module.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))]
+        self.names = Names(module_name, is_package, definitions)
+        self.facts = PythonFacts(module=module_name, scopes=[Scope("<module>", MODULE)])
+        self.constant_names = _module_constant_names(module)
+        self.ancestors: List[cst.CSTNode] = []
+        self.scope_stack: List[int] = [0]
+        self.bindings: List[Dict[str, Value]] = [{}]
+        #: Per scope: the loops and guards around the current node (a nested def starts afresh).
+        self.loop_stack: List[List[int]] = [[]]
+        self.guard_stack: List[List[Guard]] = [[]]
+        self.class_stack: List[ClassFacts] = []
+        self.memo: Dict[int, Optional[int]] = {}
+        #: What a node pushed when entered, popped when left: id(node) -> actions.
+        self.pushed: Dict[int, List[str]] = {}
+        self.main_ifs: Set[int] = set()
+        #: Nodes whose positions are needed, with the objects to fill in.
+        self.call_nodes: Dict[int, cst.CSTNode] = {}
+        self.scope_nodes: Dict[int, cst.CSTNode] = {}
+        self.loop_nodes: Dict[int, cst.CSTNode] = {}
+        self.class_nodes: Dict[str, cst.CSTNode] = {}
+        self.depth = 0
+
+    # --- context ---------------------------------------------------------------------------
+
+    @property
+    def scope(self) -> int:
+        return self.scope_stack[-1]
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.ancestors.append(node)
+        handler = getattr(self, "visit_" + type(node).__name__, None)
+        if handler is not None:
+            return handler(node) is not False
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        for action in reversed(self.pushed.pop(id(original_node), ())):
+            self._undo(action, original_node)
+        self.ancestors.pop()
+
+    def _undo(self, action: str, node: cst.CSTNode) -> None:
+        if action == "exits":
+            # ``if args.profile: return`` -- what follows in the block runs only when the test failed.
+            self._push_guards(self.ancestors[-1], node.test, False)  # type: ignore[attr-defined]
+            return
+        self._pop(action, node)
+
+    def _pop(self, action: str, node: cst.CSTNode) -> None:
+        if action in ("scope", "main"):
+            self.scope_stack.pop()
+            self.bindings.pop()
+            self.loop_stack.pop()
+            self.guard_stack.pop()
+            if isinstance(node, cst.ClassDef):
+                self.class_stack.pop()
+        elif action == "loop":
+            self.loop_stack[-1].pop()
+        elif action.startswith("guard"):
+            del self.guard_stack[-1][len(self.guard_stack[-1]) - int(action[5:] or 1):]
+
+    def _push(self, node: cst.CSTNode, action: str) -> None:
+        self.pushed.setdefault(id(node), []).append(action)
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        return None
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        return None
+
+    def _parent(self) -> Optional[cst.CSTNode]:
+        return self.ancestors[-2] if len(self.ancestors) > 1 else None
+
+    def _new_scope(self, scope: Scope, node: cst.CSTNode, action: str = "scope",
+                   named: Optional[cst.CSTNode] = None) -> int:
+        """Enter a scope for ``node`` (left again when the walk leaves it); ``named`` gives its line."""
+        index = len(self.facts.scopes)
+        self.facts.scopes.append(scope)
+        if named is not None:
+            self.scope_nodes[index] = named
+        self.scope_stack.append(index)
+        self.bindings.append({})
+        self.loop_stack.append([])
+        self.guard_stack.append([])
+        self._push(node, action)
+        return index
+
+    # --- imports and definitions -----------------------------------------------------------
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        self.names.bind_import(node)
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        self.names.bind_import_from(node)
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        top_level = self.scope == 0
+        self.names.bind_definition(node.name.value, top_level)
+        bases = [self._reference(arg.value) for arg in node.bases if arg.keyword is None]
+        facts = ClassFacts(node.name.value, bases=[b for b in bases if b],
+                           decorators=[d for d in (self._decorator(d) for d in node.decorators) if d])
+        facts.is_cell = any(_is_cell_base(base) for base in facts.bases) or any(
+            isinstance(s, cst.FunctionDef) and s.name.value == "construct" for s in node.body.body)
+        facts.is_cell = facts.is_cell or any(
+            base in self.facts.classes and self.facts.classes[base].is_cell
+            for base in (b.rpartition(".")[2] for b in facts.bases if b.startswith(self.names.module + ".")))
+        outer = self.scope
+        facts.scope = self._new_scope(Scope(node.name.value, CLASS, cls=node.name.value, parent=outer), node,
+                                      named=node.name)
+        self.facts.classes.setdefault(node.name.value, facts)
+        self.class_nodes[node.name.value] = node.name
+        self.class_stack.append(facts)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        outer = self.scope
+        owner = self.facts.scopes[outer]
+        top_level = outer == 0
+        self.names.bind_definition(node.name.value, top_level)
+        cls = owner.name if owner.kind == CLASS else ""
+        params = node.params
+        names = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                names.append(star.name.value)
+        defaults = {
+            p.name.value: self.value_of(p.default)
+            for p in (*params.posonly_params, *params.params, *params.kwonly_params) if p.default is not None
+        }
+        qualified = f"{owner.name}.{node.name.value}" if owner.kind in (CLASS, FUNCTION) else node.name.value
+        scope = Scope(qualified, FUNCTION, cls=cls, parent=outer, params=names, defaults=defaults,
+                      decorators=[d for d in (self._decorator(d) for d in node.decorators) if d])
+        index = self._new_scope(scope, node, named=node.name)
+        if cls and self.class_stack:
+            self.class_stack[-1].methods.setdefault(node.name.value, index)
+        if top_level:
+            self.facts.functions[node.name.value] = index
+
+    def _decorator(self, decorator: cst.Decorator) -> str:
+        expression = decorator.decorator
+        if isinstance(expression, cst.Call):
+            call_id = self._call(expression)
+            if call_id is not None:
+                call = self.facts.calls[call_id]
+                return call.callee or (f"{call.receiver.data}.{call.method}" if call.receiver is not None
+                                       and call.receiver.kind == REF else "")
+            expression = expression.func
+        return self._reference(expression) or ""
+
+    def _reference(self, expression: cst.BaseExpression) -> Optional[str]:
+        """The absolute target a dotted name resolves to through the file's names, if any."""
+        dotted = dotted_name(expression)
+        return self.names.resolve(dotted) if dotted is not None else None
+
+    # --- blocks: __main__, guards, loops ------------------------------------------------------
+
+    def visit_If(self, node: cst.If) -> None:
+        parent = self._parent()
+        if isinstance(parent, cst.If) and parent.orelse is node:
+            self._push_guards(node, parent.test, False)  # elif: the parent's test was false
+        elif self.scope == 0 and _is_main_test(node.test):
+            self.main_ifs.add(id(node))
+        elif node.orelse is None and _exits(node.body) and isinstance(parent, (cst.IndentedBlock, cst.Module)):
+            self._push(node, "exits")
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._enter_suite(node)
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        self._enter_suite(node)
+
+    def _enter_suite(self, node: cst.BaseSuite) -> None:
+        parent = self._parent()
+        if not isinstance(parent, cst.If) or parent.body is not node:
+            return
+        if id(parent) in self.main_ifs:
+            self._new_scope(Scope("<main>", MAIN, parent=0, line=0), node, action="main")
+            self.bindings[-1] = self.bindings[0]  # module-level code: it shares the module's names
+            return
+        self._push_guards(node, parent.test, True)
+
+    def visit_Else(self, node: cst.Else) -> None:
+        parent = self._parent()
+        if isinstance(parent, cst.If):
+            self._push_guards(node, parent.test, False)
+
+    def _push_guards(self, node: cst.CSTNode, test: cst.BaseExpression, holds: bool) -> None:
+        guards = list(_split_guard(self.value_of(test), holds))
+        self.guard_stack[-1].extend(guards)
+        self._push(node, f"guard{len(guards)}")
+
+    def visit_For(self, node: cst.For) -> None:
+        iterable = self.value_of(node.iter)
+        self._push_loop(node, "for", iterable)
+        for name in _target_names(node.target):
+            self.bindings[-1][name] = Value(NAME, name, text=name)
+
+    def visit_While(self, node: cst.While) -> None:
+        self._push_loop(node, "while", None)
+
+    def _push_loop(self, node: cst.CSTNode, kind: str, iterable: Optional[Value]) -> None:
+        stack = self.loop_stack[-1]
+        loop = Loop(len(self.facts.loops), self.scope, kind, stack[-1] if stack else -1, iterable)
+        self.facts.loops.append(loop)
+        self.loop_nodes[loop.id] = node
+        stack.append(loop.id)
+        self._push(node, "loop")
+
+    # --- statements ------------------------------------------------------------------------------
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = self.value_of(node.value)
+        for target in node.targets:
+            self._assign(target.target, value, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._assign(node.target, self.value_of(node.value), node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.value_of(node.value)
+        for name in _target_names(node.target):
+            self.bindings[-1][name] = Value(NAME, name, text=name)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        value = self.value_of(node.item)
+        if node.asname is not None:
+            self._assign(node.asname.name, value, node.item)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self.facts.scopes[self.scope].returns.append(self.value_of(node.value))
+
+    def _assign(self, target: cst.BaseExpression, value: Value, expression: cst.BaseExpression) -> None:
+        scope = self.facts.scopes[self.scope]
+        if isinstance(target, cst.Name):
+            name = target.value
+            self.bindings[-1][name] = value
+            self._note_target(value, name)
+            if scope.kind == MODULE and name in self.constant_names:
+                self.facts.constants[name] = value
+            if scope.kind == CLASS and self.class_stack:
+                self.class_stack[-1].class_attrs[name] = value
+                if not self.class_stack[-1].is_cell:
+                    self.facts.config.append(ConfigEntry(name, value, f"class:{scope.name}", self.scope))
+            self._dict_config(name, expression)
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+            if target.value.value == self._self_name() and self.class_stack:
+                self._set_attribute(target.attr.value, value)
+        elif isinstance(target, cst.Subscript):
+            self._environment(target, value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            parts = value.parts if value.kind == OP and value.data == "tuple" else ()
+            for position, element in enumerate(target.elements):
+                item = parts[position] if position < len(parts) else unknown()
+                self._assign(element.value, item, expression)
+
+    def _set_attribute(self, name: str, value: Value) -> None:
+        facts = self.class_stack[-1]
+        in_init = self.facts.scopes[self.scope].name.endswith(".__init__")
+        if in_init or name not in facts.attrs:
+            facts.attrs[name] = value
+        self._note_target(value, f"self.{name}")
+
+    def _note_target(self, value: Value, target: str) -> None:
+        if value.kind == CALL and not value.via:
+            call = self.facts.calls[value.data]
+            if not call.target:
+                call.target = target
+
+    def _dict_config(self, name: str, expression: cst.BaseExpression) -> None:
+        mapping = _dict_literal(expression)
+        if mapping is not None:
+            for key, node in _flatten(mapping):
+                entry = ConfigEntry(key, self.value_of(node), f"dict:{name}", self.scope,
+                                    tuple(self.guard_stack[-1]))
+                self.facts.config.append(entry)
+
+    def _environment(self, target: cst.Subscript, value: Value) -> None:
+        if dotted_name(target.value) is None or self.names.resolve(dotted_name(target.value)) != "os.environ":
+            return
+        key = _string_index(target)
+        if key is not None:
+            self.facts.config.append(ConfigEntry(key, value, "env", self.scope, tuple(self.guard_stack[-1])))
+
+    # --- calls ------------------------------------------------------------------------------------
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self._call(node)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, cst.MatrixMultiply):
+            self._matmul_operator(node)
+
+    def _matmul_operator(self, node: cst.BinaryOperation) -> int:
+        key = id(node)
+        if key in self.memo:
+            return self.memo[key]  # type: ignore[return-value]
+        args = [self.value_of(node.left), self.value_of(node.right)]
+        return self._record(node, key, Call(0, callee=ms.MATMUL_OPERATOR, args=args))
+
+    def _call(self, node: cst.Call) -> Optional[int]:
+        key = id(node)
+        if key in self.memo:
+            return self.memo[key]
+        self.memo[key] = None  # a call reached again while its own arguments are read is not recorded twice
+        call = self._describe(node)
+        if call is None:
+            return None
+        for arg in node.args:
+            if arg.star == "*":
+                call.star = True
+            elif arg.star == "**":
+                call.double_star = True
+            elif arg.keyword is not None:
+                call.kwargs[arg.keyword.value] = self.value_of(arg.value)
+            else:
+                call.args.append(self.value_of(arg.value))
+        return self._record(node, key, call)
+
+    def _record(self, node: cst.CSTNode, key: int, call: Call) -> int:
+        call.id = len(self.facts.calls)
+        call.scope = self.scope
+        call.loops = tuple(self.loop_stack[-1])
+        call.guards = tuple(self.guard_stack[-1])
+        self.facts.calls.append(call)
+        self.call_nodes[call.id] = node
+        self.memo[key] = call.id
+        return call.id
+
+    def _describe(self, node: cst.Call) -> Optional[Call]:
+        """What the call names, or None when it is not worth recording."""
+        func = node.func
+        dotted = dotted_name(func)
+        if dotted is not None:
+            head, _, rest = dotted.partition(".")
+            if head == self._self_name() and rest:
+                if "." in rest:
+                    return self._method(func, node)
+                return Call(0, callee=f"self.{rest}")
+            if self._is_local(head):
+                if not rest:
+                    return Call(0, method="__call__", receiver=self.value_of(func))
+                return self._method(func, node)
+            resolved = self.names.resolve(dotted)
+            if resolved is not None:
+                return Call(0, callee=resolved) if _worth_recording(resolved) else None
+            if not rest:
+                return Call(0, callee=head) if head in ms.INTERESTING_GLOBALS else None
+            return self._method(func, node)
+        if isinstance(func, cst.Attribute):
+            return self._method(func, node)
+        return Call(0, method="__call__", receiver=self.value_of(func))
+
+    def _method(self, func: cst.BaseExpression, node: cst.Call) -> Optional[Call]:
+        if not isinstance(func, cst.Attribute):
+            return None
+        name = func.attr.value
+        if name not in ms.INTERESTING_METHODS:
+            return None
+        return Call(0, method=name, receiver=self.value_of(func.value))
+
+    def _self_name(self) -> str:
+        """The first parameter of the method being read (``self``), "" outside methods."""
+        for index in reversed(self.scope_stack):
+            scope = self.facts.scopes[index]
+            if scope.kind == FUNCTION:
+                return scope.params[0] if scope.cls and scope.params else ""
+        return ""
+
+    def _is_local(self, name: str) -> bool:
+        """Bound in the current function (or an enclosing one), or a module-level variable in module code."""
+        for index, scope_index in zip(range(len(self.scope_stack) - 1, -1, -1), reversed(self.scope_stack)):
+            scope = self.facts.scopes[scope_index]
+            if scope.kind == CLASS:
+                continue
+            if name in self.bindings[index] or name in scope.params:
+                return True
+            if scope.kind in (MODULE, MAIN):
+                return False
+        return False
+
+    # --- values -----------------------------------------------------------------------------
+
+    def value_of(self, node: Optional[cst.BaseExpression]) -> Value:
+        """What ``node`` is known to be here (recording the calls inside it)."""
+        if node is None:
+            return unknown()
+        self.depth += 1
+        try:
+            if self.depth > MAX_VALUE_DEPTH:
+                return self._placed(unknown(), node)
+            return self._value(node)
+        finally:
+            self.depth -= 1
+
+    def _value(self, node: cst.BaseExpression) -> Value:
+        literal = _literal(node)
+        if literal is not _NOT_LITERAL:
+            return self._placed(Value(LIT, literal), node)
+        if isinstance(node, cst.Name):
+            return self._name(node)
+        if isinstance(node, cst.Attribute):
+            return self._attribute(node)
+        if isinstance(node, cst.Subscript):
+            key = _string_index(node)
+            if key is not None:
+                return self._placed(Value(CFG, key, root=_short(dotted_name(node.value) or "")), node)
+            self.value_of(node.value)
+            return self._placed(unknown(), node)
+        if isinstance(node, cst.Call):
+            return self._call_value(node)
+        if isinstance(node, cst.BinaryOperation):
+            return self._binary(node)
+        if isinstance(node, cst.UnaryOperation):
+            return self._unary(node)
+        if isinstance(node, cst.BooleanOperation):
+            op = "and" if isinstance(node.operator, cst.And) else "or"
+            return self._placed(Value(OP, op, (self.value_of(node.left), self.value_of(node.right))), node)
+        if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+            target = node.comparisons[0]
+            op = _COMPARISONS.get(type(target.operator), "?")
+            return self._placed(Value(OP, op, (self.value_of(node.left), self.value_of(target.comparator))), node)
+        if isinstance(node, (cst.Tuple, cst.List)):
+            parts = tuple(self.value_of(e.value) for e in node.elements if not isinstance(e, cst.StarredElement))
+            return self._placed(Value(OP, "tuple", parts), node)
+        if isinstance(node, cst.IfExp):
+            parts = (self.value_of(node.test), self.value_of(node.body), self.value_of(node.orelse))
+            return self._placed(Value(OP, "ifexp", parts), node)
+        return self._placed(unknown(), node)
+
+    def _placed(self, value: Value, node: cst.CSTNode) -> Value:
+        value.node = node  # type: ignore[attr-defined] -- positions are filled in by finish()
+        return value
+
+    def _name(self, node: cst.Name) -> Value:
+        name = node.value
+        found = self._lookup(name)
+        if found is not None:
+            if found.kind == PARAM:
+                return self._placed(found, node)
+            copy = replace(found, via=found.via or name)
+            copy.node = getattr(found, "node", None)  # type: ignore[attr-defined]
+            return copy
+        resolved = self.names.resolve(name)
+        if resolved is not None:
+            return self._placed(Value(REF, resolved), node)
+        return self._placed(Value(NAME, name), node)
+
+    def _lookup(self, name: str) -> Optional[Value]:
+        """A local binding or parameter of ``name`` (innermost function first), or a module constant."""
+        in_function = False
+        for index in range(len(self.scope_stack) - 1, -1, -1):
+            scope = self.facts.scopes[self.scope_stack[index]]
+            if scope.kind == CLASS:
+                continue
+            if scope.kind == FUNCTION:
+                in_function = True
+                if name in self.bindings[index]:
+                    return self.bindings[index][name]
+                if name in scope.params:
+                    return Value(PARAM, name)
+                continue
+            if not in_function and name in self.bindings[index]:
+                return self.bindings[index][name]
+        if name in self.facts.constants:
+            return self.facts.constants[name]
+        return None
+
+    def _attribute(self, node: cst.Attribute) -> Value:
+        dotted = dotted_name(node)
+        if dotted is None:
+            base = self.value_of(node.value)
+            return self._placed(Value(CFG, node.attr.value, root=_short(base.text or "")), node)
+        head, _, rest = dotted.partition(".")
+        if head == self._self_name():
+            parts = rest.split(".")
+            if len(parts) == 1:
+                return self._placed(Value(SELF, rest), node)
+            return self._placed(Value(CFG, parts[-1], root="self." + ".".join(parts[:-1])), node)
+        if not self._is_local(head) and head not in self.facts.constants:
+            resolved = self.names.resolve(dotted)
+            if resolved is not None:
+                return self._placed(Value(REF, resolved), node)
+        root, _, key = dotted.rpartition(".")
+        return self._placed(Value(CFG, key, root=root), node)
+
+    def _call_value(self, node: cst.Call) -> Value:
+        if dotted_name(node.func) and self.names.resolve(dotted_name(node.func)) == "json.dumps" and node.args:
+            mapping = _literal_mapping(node.args[0].value)
+            if mapping is not None:
+                import json
+
+                return self._placed(Value(LIT, json.dumps(mapping)), node)
+        call_id = self._call(node)
+        call = self.facts.calls[call_id] if call_id is not None else None
+        cast = self._cast_of(node, call)
+        if cast is not None:
+            return cast
+        if call is not None and call.method == "get" and call.args and call.args[0].kind == LIT \
+                and isinstance(call.args[0].data, str) and call.receiver is not None and call.receiver.kind != REF:
+            default = call.args[1:2]
+            return self._placed(Value(CFG, call.args[0].data, tuple(default), root=call.receiver.text), node)
+        if call is None:
+            inner = [self.value_of(a.value) for a in node.args if not a.star]
+            return self._placed(Value(UNKNOWN, cast=_first_cast(inner)), node)
+        history = [*(call.args), *call.kwargs.values(), *([call.receiver] if call.receiver is not None else [])]
+        return self._placed(Value(CALL, call_id, cast=_first_cast(history)), node)
+
+    def _cast_of(self, node: cst.Call, call: Optional[Call]) -> Optional[Value]:
+        """``ops.cast(x, dt)``, ``x.astype(dt)``, ``x.half()``, ``Cast()(x, dt)``: the value of x, cast."""
+        if call is None:
+            return None
+        operand: Optional[Value] = None
+        dtype: Optional[str] = None
+        if call.callee in ms.CAST_FUNCTIONS and len(call.args) >= 2:
+            operand, dtype = call.args[0], _dtype(call.args[1])
+        elif call.method in ms.TENSOR_CAST_METHODS and call.receiver is not None and call.args:
+            operand, dtype = call.receiver, _dtype(call.args[0])
+        elif call.method in ms.TENSOR_DTYPE_METHODS and call.receiver is not None and not call.args:
+            operand, dtype = call.receiver, ms.TENSOR_DTYPE_METHODS[call.method]
+        elif len(call.args) >= 2 and self._is_cast_primitive(call):
+            operand, dtype = call.args[0], _dtype(call.args[1])
+        if operand is None or dtype is None:
+            return None
+        return self._placed(replace(operand, cast=dtype, kind=operand.kind), node)
+
+    def _is_cast_primitive(self, call: Call) -> bool:
+        if call.method == "__call__" and call.receiver is not None and call.receiver.kind == CALL:
+            return self.facts.calls[call.receiver.data].callee == ms.CAST_PRIMITIVE
+        if call.callee.startswith("self.") and self.class_stack:
+            attr = self.class_stack[-1].attrs.get(call.callee[5:])
+            return attr is not None and attr.kind == CALL and self.facts.calls[attr.data].callee == ms.CAST_PRIMITIVE
+        return False
+
+    def _binary(self, node: cst.BinaryOperation) -> Value:
+        if isinstance(node.operator, cst.MatrixMultiply):
+            call_id = self._matmul_operator(node)
+            call = self.facts.calls[call_id]
+            return self._placed(Value(CALL, call_id, cast=_first_cast(call.args)), node)
+        op = _ARITHMETIC.get(type(node.operator))
+        left, right = self.value_of(node.left), self.value_of(node.right)
+        if op is None:
+            return self._placed(Value(UNKNOWN, cast=_first_cast([left, right])), node)
+        if left.kind == LIT and right.kind == LIT:
+            result = _arithmetic(op, left.data, right.data)
+            if result is not _NOT_LITERAL:
+                return self._placed(Value(LIT, result), node)
+        return self._placed(Value(OP, op, (left, right), cast=_first_cast([left, right])), node)
+
+    def _unary(self, node: cst.UnaryOperation) -> Value:
+        operand = self.value_of(node.expression)
+        if isinstance(node.operator, cst.Not):
+            return self._placed(Value(OP, "not", (operand,)), node)
+        if isinstance(node.operator, cst.Minus):
+            if operand.kind == LIT and _is_number(operand.data):
+                return self._placed(Value(LIT, -operand.data), node)
+            return self._placed(Value(OP, "neg", (operand,)), node)
+        return self._placed(unknown(), node)
+
+    # --- after the walk ------------------------------------------------------------------------
+
+    def finish(self) -> PythonFacts:
+        facts = self.facts
+        facts.imports_mindspore = self.names.imports_mindspore
+        facts.imports = sorted(set(self.names.imported))
+        facts.aliases = {k: v for k, v in self.names.table.items() if k not in self.names.local}
+        self._resolve_positions()
+        return facts
+
+    def _resolve_positions(self) -> None:
+        values = list(_values_of(self.facts))
+        wanted: List[cst.CSTNode] = [getattr(v, "node") for v in values if getattr(v, "node", None) is not None]
+        wanted.extend(self.call_nodes.values())
+        wanted.extend(self.scope_nodes.values())
+        wanted.extend(self.loop_nodes.values())
+        wanted.extend(self.class_nodes.values())
+        appendable = [(c, self.call_nodes[c.id]) for c in self.facts.calls if c.callee in APPENDABLE]
+        for _, node in appendable:
+            for arg in node.args:  # type: ignore[attr-defined]
+                wanted.append(arg)
+                if isinstance(arg.comma, cst.Comma):
+                    wanted.append(arg.comma)
+        anchor = _import_anchor(self.module)
+        if anchor is not None:
+            wanted.append(anchor)
+        positions = positions_of(self.module, wanted) if wanted else {}
+        index = LineIndex(self.text)
+        if anchor is not None and anchor in positions:
+            self.facts.import_insert = _import_insert(positions[anchor].end.line, self.text, index)
+        for value in values:
+            node = getattr(value, "node", None)
+            if node is not None:
+                where = positions.get(node)
+                if where is not None:
+                    value.line, value.column = where.start.line, where.start.column
+                    value.start, value.end = index.offset(value.line, value.column), index.offset(
+                        where.end.line, where.end.column)
+                    if not value.text:
+                        value.text = _short(self.text[value.start:value.end])
+                del value.node  # type: ignore[attr-defined]
+        for call in self.facts.calls:
+            where = positions.get(self.call_nodes[call.id])
+            if where is not None:
+                call.line, call.column = where.start.line, where.start.column
+                call.end_line, call.end_column = where.end.line, where.end.column
+                call.start, call.end = index.offset(call.line, call.column), index.offset(call.end_line, call.end_column)
+        for call, node in appendable:
+            call.insert = _keyword_insertion(node, positions, self.text, index)  # type: ignore[arg-type]
+        for scope_index, node in self.scope_nodes.items():
+            where = positions.get(node)
+            if where is not None:
+                self.facts.scopes[scope_index].line = where.start.line
+        for loop_id, node in self.loop_nodes.items():
+            where = positions.get(node)
+            if where is not None:
+                self.facts.loops[loop_id].line = where.start.line
+        for name, node in self.class_nodes.items():
+            where = positions.get(node)
+            if where is not None:
+                self.facts.classes[name].line, self.facts.classes[name].column = where.start.line, where.start.column
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+_NOT_LITERAL = object()
+
+
+def _literal(node: cst.BaseExpression) -> Any:
+    if isinstance(node, cst.Integer):
+        try:
+            return int(node.value.replace("_", ""), 0)
+        except ValueError:
+            return _NOT_LITERAL
+    if isinstance(node, cst.Float):
+        try:
+            return float(node.value.replace("_", ""))
+        except ValueError:
+            return _NOT_LITERAL
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        try:
+            value = node.evaluated_value
+        except Exception:  # noqa: BLE001 -- an odd literal is simply not known
+            return _NOT_LITERAL
+        return value if isinstance(value, str) else _NOT_LITERAL
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[node.value]
+    return _NOT_LITERAL
+
+
+def _literal_mapping(node: cst.BaseExpression, depth: int = 0) -> Optional[Dict[str, Any]]:
+    """A dict display of string keys and literal values (nested ones too), else None."""
+    if not isinstance(node, cst.Dict) or depth > 8:
+        return None
+    found: Dict[str, Any] = {}
+    for element in node.elements:
+        if not isinstance(element, cst.DictElement):
+            return None
+        key = _literal(element.key)
+        value = _literal(element.value)
+        if value is _NOT_LITERAL:
+            value = _literal_mapping(element.value, depth + 1)
+        if not isinstance(key, str) or value is None and not isinstance(element.value, cst.Name):
+            return None
+        found[key] = value
+    return found
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _arithmetic(op: str, left: Any, right: Any) -> Any:
+    if not (_is_number(left) and _is_number(right)):
+        if op == "+" and isinstance(left, str) and isinstance(right, str) and len(left) + len(right) < 200:
+            return left + right
+        return _NOT_LITERAL
+    if op == "**" and (abs(right) > 64 or abs(left) > 1 << 16):
+        return _NOT_LITERAL  # 2 ** 10 ** 9 would hang the linter
+    try:
+        result = {"+": lambda: left + right, "-": lambda: left - right, "*": lambda: left * right,
+                  "/": lambda: left / right, "//": lambda: left // right, "%": lambda: left % right,
+                  "**": lambda: left ** right}[op]()
+    except (ArithmeticError, ValueError, TypeError):
+        return _NOT_LITERAL
+    if isinstance(result, int) and abs(result) > 1 << 64:
+        return _NOT_LITERAL
+    return result
+
+
+def _dtype(value: Value) -> Optional[str]:
+    if value.kind == REF:
+        return ms.dtype_of(value.data)
+    if value.kind == LIT and isinstance(value.data, str):
+        return ms.dtype_of("mindspore." + value.data)
+    return None
+
+
+def _first_cast(values: List[Value]) -> str:
+    return next((v.cast for v in values if v is not None and v.cast), "")
+
+
+def _is_cell_base(base: str) -> bool:
+    return base.startswith("mindspore.nn.") or base in ("mindspore.nn", "mindspore.nn.Cell")
+
+
+def _worth_recording(qualified: str) -> bool:
+    head = qualified.split(".", 1)[0]
+    last = qualified.rsplit(".", 1)[-1]
+    if head in ms.MINDSPORE_PACKAGES:
+        return True
+    if last in ms.FILE_READERS or last in ms.WEIGHT_LOADERS or last in ms.CONFIG_READERS:
+        return True
+    if qualified.startswith(("os.environ", "os.putenv")):
+        return True
+    return head not in THIRD_PARTY and head not in _STDLIB and head not in _BUILTINS
+
+
+_EXIT_CALLS = frozenset(("sys.exit", "exit", "quit", "os._exit"))
+
+
+def _exits(body: cst.BaseSuite) -> bool:
+    """The block ends by leaving the function (or program): ``return``, ``raise``, ``sys.exit()``."""
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    last = statements[-1] if statements else None
+    smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
+    final = smalls[-1] if smalls else None
+    if isinstance(final, (cst.Return, cst.Raise)):
+        return True
+    return isinstance(final, cst.Expr) and isinstance(final.value, cst.Call) and \
+        dotted_name(final.value.func) in _EXIT_CALLS
+
+
+def _is_main_test(test: cst.BaseExpression) -> bool:
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    sides = [test.left, test.comparisons[0].comparator]
+    names = {s.value for s in sides if isinstance(s, cst.Name)}
+    strings = {_literal(s) for s in sides if isinstance(s, (cst.SimpleString, cst.ConcatenatedString))}
+    return names == {"__name__"} and strings == {"__main__"} and isinstance(test.comparisons[0].operator, cst.Equal)
+
+
+def _split_guard(value: Value, holds: bool) -> Iterator[Guard]:
+    """``not x`` is x not holding; ``a and b`` holding is both holding; ``a or b`` failing is both failing."""
+    if value.kind == OP and value.data == "not":
+        yield from _split_guard(value.parts[0], not holds)
+        return
+    if value.kind == OP and ((value.data == "and" and holds) or (value.data == "or" and not holds)):
+        for part in value.parts:
+            yield from _split_guard(part, holds)
+        return
+    yield value, holds
+
+
+def _target_names(target: cst.BaseExpression) -> List[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _target_names(element.value)]
+    return []
+
+
+def _string_index(node: cst.Subscript) -> Optional[str]:
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    key = _literal(node.slice[0].slice.value)
+    return key if isinstance(key, str) else None
+
+
+def _dict_literal(expression: cst.BaseExpression) -> Optional[cst.Dict]:
+    if isinstance(expression, cst.Call) and len(expression.args) == 1 and expression.args[0].keyword is None:
+        expression = expression.args[0].value  # ed({...}), EasyDict({...}), dict({...})
+    return expression if isinstance(expression, cst.Dict) else None
+
+
+def _flatten(mapping: cst.Dict) -> Iterator[Tuple[str, cst.BaseExpression]]:
+    for element in mapping.elements:
+        if not isinstance(element, cst.DictElement):
+            continue
+        key = _literal(element.key)
+        if not isinstance(key, str):
+            continue
+        nested = _dict_literal(element.value)
+        if nested is not None:
+            yield from _flatten(nested)
+        else:
+            yield key, element.value
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= TEXT_LIMIT else text[: TEXT_LIMIT - 3] + "..."
+
+
+def _module_constant_names(module: cst.Module) -> Set[str]:
+    """Names assigned exactly once at module level, in a simple statement (not inside if/for/try)."""
+    counts: Dict[str, int] = {}
+    for statement in module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                targets: List[cst.BaseExpression] = []
+                if isinstance(small, cst.Assign):
+                    targets = [t.target for t in small.targets]
+                elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                    targets = [small.target]
+                for target in targets:
+                    for name in _target_names(target):
+                        counts[name] = counts.get(name, 0) + (1 if isinstance(small, cst.Assign) and
+                                                              isinstance(target, cst.Name) else 2)
+        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            counts[statement.name.value] = 2
+        else:
+            for name in _compound_bindings(statement):
+                counts[name] = 2
+    return {name for name, count in counts.items() if count == 1}
+
+
+def _compound_bindings(statement: cst.CSTNode) -> Iterator[str]:
+    """Names bound inside a compound statement at module level (not inside nested defs)."""
+    stack: List[cst.CSTNode] = [statement]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node is not statement:
+            yield node.name.value
+            continue
+        if isinstance(node, cst.AssignTarget):
+            yield from _target_names(node.target)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            yield from _target_names(node.target)
+        elif isinstance(node, cst.For):
+            yield from _target_names(node.target)
+        stack.extend(child for child in node.children)
+
+
+def _values_of(facts: PythonFacts) -> Iterator[Value]:
+    """Every value in the facts, nested ones included (each object once)."""
+    seen: Set[int] = set()
+    stack: List[Value] = []
+    for call in facts.calls:
+        stack.extend(call.args)
+        stack.extend(call.kwargs.values())
+        if call.receiver is not None:
+            stack.append(call.receiver)
+        stack.extend(v for v, _ in call.guards)
+    for scope in facts.scopes:
+        stack.extend(scope.defaults.values())
+        stack.extend(scope.returns)
+    for cls in facts.classes.values():
+        stack.extend(cls.attrs.values())
+        stack.extend(cls.class_attrs.values())
+    for loop in facts.loops:
+        if loop.iterable is not None:
+            stack.append(loop.iterable)
+    for entry in facts.config:
+        stack.append(entry.value)
+        stack.extend(v for v, _ in entry.guards)
+    stack.extend(facts.constants.values())
+    while stack:
+        value = stack.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        yield value
+        stack.extend(value.parts)
+
+
+def _keyword_insertion(node: cst.Call, positions: Dict[cst.CSTNode, Any], text: str,
+                       index: LineIndex) -> Optional[Tuple[int, str, str]]:
+    """Where ``name=value`` goes to append a keyword argument, and the text around it, in the call's layout.
+
+    One argument per line stays one per line with the same indentation; a trailing
+    comma stays trailing; a call written on one line stays on one line.
+    """
+    def start(n: cst.CSTNode) -> int:
+        return index.offset(positions[n].start.line, positions[n].start.column)
+
+    def end(n: cst.CSTNode) -> int:
+        return index.offset(positions[n].end.line, positions[n].end.column)
+
+    args = list(node.args)
+    if not all(arg in positions for arg in args):
+        return None
+    call_end = end(node) if node in positions else None
+    if not args:
+        return (call_end - 1, "", "") if call_end else None
+    last = args[-1]
+    if len(args) >= 2 and isinstance(args[-2].comma, cst.Comma) and args[-2].comma in positions:
+        gap = text[end(args[-2].comma): start(last)]
+        separator = text[start(args[-2].comma): start(last)]
+    else:
+        opening = text.rfind("(", 0, start(args[0]))
+        gap = text[opening + 1: start(args[0])] if opening >= 0 else ""
+        separator = "," + gap if "\n" in gap else ", "
+    if "#" in gap or "\\" in gap:
+        gap, separator = " ", ", "
+    if isinstance(last.comma, cst.Comma) and last.comma in positions:
+        return end(last.comma), gap if "\n" in gap else " ", ","
+    return end(last), separator, ""
+
+
+def _import_anchor(module: cst.Module) -> Optional[cst.SimpleStatementLine]:
+    """The statement an import goes after: the last top-level import before the first definition, else the docstring."""
+    anchor = None
+    for position, statement in enumerate(module.body):
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            break
+        if isinstance(statement, cst.SimpleStatementLine) and all(
+                isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body):
+            anchor = statement
+        elif position == 0 and isinstance(statement, cst.SimpleStatementLine) and _is_docstring(statement):
+            anchor = statement
+    return anchor
+
+
+def _import_insert(last_line: int, text: str, index: LineIndex) -> Tuple[int, str]:
+    """The offset of the line after ``last_line``, and a line break to put first when the file ends there."""
+    if last_line >= len(index.starts):
+        return len(text), "" if text.endswith(("\n", "\r")) else "\n"
+    return index.starts[last_line], ""
+
+
+def _is_docstring(statement: cst.SimpleStatementLine) -> bool:
+    return len(statement.body) == 1 and isinstance(statement.body[0], cst.Expr) and isinstance(
+        statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))

@@ -1,0 +1,350 @@
+"""Every MindSpore fact the linter relies on, written once.
+
+The extractor (:mod:`ms_perflint.analysis`) reads source with these tables and the
+rules decide with them; nothing else in the package names a MindSpore API. Facts
+were checked on MindSpore 2.10.0 (the CPU wheel on PyPI) unless a comment says
+otherwise. Names are *canonical*: :func:`canonical_name` maps every spelling of an
+object (``mindspore.ops.operations.MatMul``, ``P.MatMul``) to one string.
+
+This module imports nothing from the package (it is the bottom layer).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, Optional, Tuple
+
+# --- packages and spellings -------------------------------------------------------------
+
+#: Top-level packages whose import marks a file as MindSpore code.
+MINDSPORE_PACKAGES: Tuple[str, ...] = ("mindspore", "mindcv", "mindformers", "mindnlp", "mindocr", "mindyolo")
+
+#: Top-level packages of other frameworks: their objects are never MindSpore's.
+FOREIGN_PACKAGES: FrozenSet[str] = frozenset(
+    (
+        "torch", "torchvision", "timm", "tensorflow", "keras", "tf_keras", "paddle", "paddleclas",
+        "jax", "flax", "haiku", "mxnet", "gluoncv", "oneflow", "flowvision", "jittor", "megengine",
+        "mmcls", "mmpretrain", "mmcv", "tensorlayerx", "transformers", "onnx", "onnxruntime",
+    )
+)
+
+# Longest prefix first: each entry rewrites a module path to the public spelling the
+# same object has at the top of the API.
+_PREFIX_ALIASES: Tuple[Tuple[str, str], ...] = (
+    ("mindspore.ops.operations.", "mindspore.ops."),
+    ("mindspore.ops.functional.", "mindspore.ops."),
+    ("mindspore.ops.function.", "mindspore.ops."),
+    ("mindspore.ops.auto_generate.", "mindspore.ops."),
+    ("mindspore.mint.nn.functional.", "mindspore.mint.nn.functional."),
+    ("mindspore.mint.nn.", "mindspore.nn."),
+    ("mindspore.nn.layer.", "mindspore.nn."),
+    ("mindspore.nn.wrap.", "mindspore.nn."),
+    ("mindspore.common.dtype.", "mindspore."),
+    ("mindspore.dtype.", "mindspore."),
+    ("mindspore.common.tensor.", "mindspore."),
+    ("mindspore.common.parameter.", "mindspore."),
+    ("mindspore.common.api.", "mindspore."),
+    ("mindspore.train.callback.", "mindspore.train."),
+    ("mindspore.train.model.", "mindspore.train."),
+    ("mindspore.train.amp.", "mindspore.amp."),
+    ("mindspore.train.serialization.", "mindspore."),
+    ("mindspore.train.summary.", "mindspore.train."),
+    ("mindspore.context.", "mindspore."),
+    ("mindspore.dataset.core.config.", "mindspore.dataset.config."),
+    ("mindspore.dataset.engine.datasets_user_defined.", "mindspore.dataset."),
+    ("mindspore.dataset.engine.", "mindspore.dataset."),
+    ("mindspore.profiler.profiler.", "mindspore.profiler."),
+    ("mindcv.models.model_factory.", "mindcv."),
+    ("mindcv.models.resnet.", "mindcv.models."),
+)
+#: Objects MindSpore also exports at the top level under the same name.
+_TOP_LEVEL_HOMES = {
+    **{name: "mindspore.train." for name in (
+        "Model", "CheckpointConfig", "ModelCheckpoint", "Callback", "LossMonitor", "TimeMonitor",
+        "SummaryCollector", "FixedLossScaleManager", "DynamicLossScaleManager",
+    )},
+    "Profiler": "mindspore.profiler.",
+}
+_NN_SUBMODULES = frozenset(("basic", "conv", "normalization", "activation", "container", "math", "cell"))
+
+
+def canonical_name(qualified: str) -> str:
+    """The one spelling the rules compare for a qualified MindSpore name."""
+    if not qualified.startswith(("mindspore", "mindcv")):
+        return qualified
+    for prefix, replacement in _PREFIX_ALIASES:
+        if qualified.startswith(prefix):
+            qualified = replacement + qualified[len(prefix):]
+            break
+    parts = qualified.split(".")
+    if len(parts) > 3 and _is_private_submodule(parts[1], parts[2]):
+        parts = parts[:2] + parts[3:]
+        qualified = ".".join(parts)
+    if parts[0] == "mindcv" and len(parts) == 3 and parts[1] == "models" and parts[2] == "create_model":
+        return "mindcv.create_model"
+    if len(parts) == 2 and parts[1] in _TOP_LEVEL_HOMES:
+        return _TOP_LEVEL_HOMES[parts[1]] + parts[1]
+    return qualified
+
+
+def _is_private_submodule(package: str, module: str) -> bool:
+    """``nn.basic``, ``ops.math_ops``, ``ops.gen_ops_prim``: homes of objects ``nn``/``ops`` re-export."""
+    if package == "nn":
+        return module in _NN_SUBMODULES
+    return package == "ops" and (module.endswith("_ops") or module.startswith("gen_ops_"))
+
+
+def is_mindspore_name(qualified: Optional[str]) -> bool:
+    """True for a name inside one of :data:`MINDSPORE_PACKAGES`."""
+    return bool(qualified) and qualified.split(".", 1)[0] in MINDSPORE_PACKAGES  # type: ignore[union-attr]
+
+
+# --- call signatures --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Param:
+    """A parameter the linter reads: its keyword and 0-based position (None: keyword only)."""
+
+    keyword: str
+    position: Optional[int] = None
+
+
+# --- dtypes -----------------------------------------------------------------------------
+
+FLOAT16 = "mindspore.float16"
+BFLOAT16 = "mindspore.bfloat16"
+FLOAT32 = "mindspore.float32"
+FLOAT64 = "mindspore.float64"
+#: Every spelling of a dtype -> the dtype (``half`` is float16, ``single`` float32, ``double`` float64).
+DTYPE_SPELLINGS: Dict[str, str] = {
+    "mindspore.float16": FLOAT16, "mindspore.half": FLOAT16,
+    "mindspore.bfloat16": BFLOAT16,
+    "mindspore.float32": FLOAT32, "mindspore.single": FLOAT32,
+    "mindspore.float64": FLOAT64, "mindspore.double": FLOAT64,
+    "numpy.float16": FLOAT16, "numpy.float32": FLOAT32, "numpy.float64": FLOAT64,
+}
+LOW_PRECISION: FrozenSet[str] = frozenset((FLOAT16, BFLOAT16))
+
+
+def dtype_of(qualified: Optional[str]) -> Optional[str]:
+    """The dtype a qualified name spells (:data:`FLOAT16`, ...), or None."""
+    return DTYPE_SPELLINGS.get(qualified or "")
+
+
+# --- MatMul family (MSP101, MSP102) -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MatmulOp:
+    """A MatMul-family API: how it appears, where its dims and dtype are, and whether O1 casts it."""
+
+    kind: str  # "layer" (a Cell built once), "primitive" (built once, called in construct), "function"
+    in_dim: Optional[Param] = None
+    out_dim: Optional[Param] = None
+    dtype: Optional[Param] = None
+    #: AMP O1/auto inserts casts around it (measured on 2.10 by dumping the rewritten network).
+    o1_casts: bool = False
+
+
+#: Keyed by canonical name. ``nn.Linear`` is ``mint.nn.Linear``; O1 does not cast it, nor
+#: ``ops.matmul``, ``mint.*``, ``ops.dense``, ``Tensor.matmul`` or ``@`` (2.10).
+MATMUL_OPS: Dict[str, MatmulOp] = {
+    "mindspore.nn.Dense": MatmulOp("layer", Param("in_channels", 0), Param("out_channels", 1), Param("dtype", 6), True),
+    "mindspore.nn.Linear": MatmulOp("layer", Param("in_features", 0), Param("out_features", 1), Param("dtype", 5)),
+    "mindspore.nn.MatMul": MatmulOp("layer"),
+    "mindspore.ops.MatMul": MatmulOp("primitive", o1_casts=True),
+    "mindspore.ops.BatchMatMul": MatmulOp("primitive", o1_casts=True),
+    "mindspore.ops.matmul": MatmulOp("function"),
+    "mindspore.mint.matmul": MatmulOp("function"),
+    "mindspore.ops.bmm": MatmulOp("function", o1_casts=True),
+    "mindspore.mint.bmm": MatmulOp("function"),
+    "mindspore.ops.mm": MatmulOp("function", o1_casts=True),
+    "mindspore.mint.mm": MatmulOp("function"),
+    "mindspore.ops.dense": MatmulOp("function"),
+}
+#: The ``@`` operator and ``Tensor.matmul``, recorded as calls of these names.
+MATMUL_OPERATOR = "@"
+TENSOR_MATMUL_METHOD = "matmul"
+
+# --- casting and mixed precision (MSP101) -----------------------------------------------
+
+#: Cell methods that set a cell's compute dtype; both return the cell, so they chain.
+TO_FLOAT = "to_float"
+ADD_FLAGS_RECURSIVE = "add_flags_recursive"
+#: ``add_flags_recursive`` flags -> the dtype they select.
+DTYPE_FLAGS = {"fp16": FLOAT16, "bf16": BFLOAT16, "fp32": FLOAT32}
+#: Cell methods that return the cell itself, so a chain still names the same instance.
+RETURNS_SELF = frozenset((TO_FLOAT, ADD_FLAGS_RECURSIVE, "add_flags", "set_train", "set_grad"))
+#: Casting a tensor: ``ops.cast(x, dtype)`` / ``P.Cast()(x, dtype)``.
+CAST_FUNCTIONS = frozenset(("mindspore.ops.cast", "mindspore.mint.cast"))
+CAST_PRIMITIVE = "mindspore.ops.Cast"
+#: Tensor methods taking a dtype, and methods that name theirs.
+TENSOR_CAST_METHODS = frozenset(("astype", "to", "type"))
+TENSOR_DTYPE_METHODS = {"half": FLOAT16, "bfloat16": BFLOAT16, "float": FLOAT32, "double": FLOAT64}
+
+
+@dataclass(frozen=True)
+class AmpEntry:
+    """An API that applies an AMP level to a network: where the level and the network are."""
+
+    level: Param
+    network: Param
+    #: Builds a training network (Model, build_train_network) as opposed to only casting one.
+    trains: bool = False
+
+
+AMP_ENTRIES: Dict[str, AmpEntry] = {
+    "mindspore.train.Model": AmpEntry(Param("amp_level", 6), Param("network", 0), trains=True),
+    "mindspore.amp.auto_mixed_precision": AmpEntry(Param("amp_level", 1), Param("network", 0)),
+    "mindspore.amp.build_train_network": AmpEntry(Param("level", 3), Param("network", 0), trains=True),
+}
+#: Every AMP entry defaults to "O0" (no casting).
+AMP_DEFAULT_LEVEL = "O0"
+#: AMP levels that cast MatMuls; O1 and auto cast only the ops whose ``o1_casts`` is True.
+COVERING_AMP_LEVELS = frozenset(("O1", "O2", "O3", "AUTO"))
+WHITE_LIST_AMP_LEVELS = frozenset(("O1", "AUTO"))
+CAST_MODEL_TYPE = "cast_model_type"
+CUSTOM_MIXED_PRECISION = "mindspore.amp.custom_mixed_precision"
+#: Ascend operator precision knobs that run fp32 MatMuls in fp16/hf32 for a whole process.
+PRECISION_MODE = "mindspore.device_context.ascend.op_precision.precision_mode"
+MATMUL_ALLOW_HF32 = "mindspore.device_context.ascend.op_precision.matmul_allow_hf32"
+#: Precision modes that keep an fp32 MatMul in fp32; every other mode casts.
+FP32_PRECISION_MODES = frozenset(("must_keep_origin_dtype", "force_fp32"))
+SET_CONTEXT = "mindspore.set_context"
+ASCEND_CONFIG = "ascend_config"
+
+# --- training, programs and devices -------------------------------------------------------
+
+MODEL = "mindspore.train.Model"
+#: Methods of a ``Model`` that train, and ones that only evaluate or predict.
+MODEL_TRAIN_METHODS = frozenset(("train", "fit"))
+MODEL_EVAL_METHODS = frozenset(("eval", "predict", "infer_predict_layout"))
+#: Classes a library module does not build at import time: built at module level, they make a file a script.
+SCRIPT_CLASSES = frozenset((MODEL, "mindspore.profiler.Profiler", "mindspore.train.CheckpointConfig",
+                            "mindspore.train.ModelCheckpoint"))
+#: Cells that wrap a network into one training step.
+TRAIN_STEP_CELLS = frozenset(
+    (
+        "mindspore.nn.TrainOneStepCell", "mindspore.nn.TrainOneStepWithLossScaleCell",
+        "mindspore.boost.BoostTrainOneStepCell", "mindspore.boost.BoostTrainOneStepWithLossScaleCell",
+    )
+)
+#: Gradient APIs: a program that calls one and an optimizer trains.
+GRAD_FUNCTIONS = frozenset(
+    ("mindspore.value_and_grad", "mindspore.ops.value_and_grad", "mindspore.grad", "mindspore.ops.grad",
+     "mindspore.ops.GradOperation")
+)
+#: mindformers' training entry points.
+MINDFORMERS_TRAINERS = frozenset(("mindformers.Trainer", "mindformers.trainer.Trainer"))
+MINDFORMERS_TRAIN_METHODS = frozenset(("train", "finetune"))
+MINDFORMERS_RUN_MODES = frozenset(("train", "finetune"))
+#: ``set_context(device_target=...)`` and ``set_device(target)`` (2.3+).
+SET_DEVICE = "mindspore.set_device"
+DEVICE_TARGET = "device_target"
+ASCEND = "Ascend"
+DEVICE_TARGETS = frozenset(("Ascend", "GPU", "CPU"))
+#: Keys and words that name a device target in configs, launch scripts and file names.
+DEVICE_KEYS = frozenset(("device_target", "device", "target", "platform"))
+NON_ASCEND_WORDS = frozenset(("gpu", "cpu", "cuda"))
+
+# --- checkpoints (MSP103, MSP104) ----------------------------------------------------------
+
+CHECKPOINT_CONFIG = "mindspore.train.CheckpointConfig"
+MODEL_CHECKPOINT = "mindspore.train.ModelCheckpoint"
+SAVE_CHECKPOINT = "mindspore.save_checkpoint"
+ASYNC_SAVE: Dict[str, Param] = {
+    CHECKPOINT_CONFIG: Param("async_save", 5),
+    SAVE_CHECKPOINT: Param("async_save", 3),
+}
+#: ``CheckpointConfig(save_checkpoint_steps=1, save_checkpoint_seconds=0, keep_checkpoint_max=5, ...)``.
+SAVE_STEPS = Param("save_checkpoint_steps", 0)
+SAVE_SECONDS = Param("save_checkpoint_seconds", 1)
+MODEL_CHECKPOINT_CONFIG = Param("config", 2)
+#: Values of ``async_save`` that save asynchronously (2.10 accepts False, True, "thread", "process").
+ASYNC_VALUES = (True, "thread", "process")
+#: Callback methods that run every step or every epoch.
+PER_STEP_CALLBACKS = frozenset(
+    ("step_end", "epoch_end", "on_train_step_end", "on_train_epoch_end", "on_train_step_begin", "on_train_epoch_begin")
+)
+CALLBACK_BASES = frozenset(("mindspore.train.Callback",))
+#: mindformers' checkpoint callback in YAML ``callbacks``; 265 real configs spell it ``CheckpointMointor``.
+CHECKPOINT_MONITORS = frozenset(("CheckpointMonitor", "CheckpointMointor"))
+#: YAML ``run_mode`` values that do not train.
+NON_TRAINING_RUN_MODES = frozenset(("predict", "eval", "evaluate", "infer", "export"))
+#: Calls that load weights, by their last name (MindSpore's, mindcv's and mindformers' loaders).
+WEIGHT_LOADERS = frozenset(
+    (
+        "load_checkpoint", "load_checkpoint_async", "load_distributed_checkpoint", "load_segmented_checkpoints",
+        "load_param_into_net", "load_pretrained", "load_model_checkpoint", "load_ckpt", "load_weights",
+        "from_pretrained",
+    )
+)
+#: Calls that read, copy, list or upload a file (last names): a save followed by one must finish first.
+FILE_READERS = frozenset(
+    ("copy", "copyfile", "copy2", "copytree", "move", "listdir", "scandir", "glob", "upload", "copy_parallel",
+     "load_checkpoint", "load_param_into_net", "open", "getsize", "exists", "walk", "make_archive", "put_object",
+     "upload_file", "file_copy")
+)
+
+# --- ResNet-50 (MSP104) ---------------------------------------------------------------------
+
+RESNET50_NAMES = frozenset(("resnet50", "ResNet50", "resnet_50"))
+IMAGENET_CLASSES = 1000
+IMAGENET_WITH_BACKGROUND = 1001
+CLASS_COUNT_KEYWORDS = ("num_classes", "class_num", "n_classes", "classes")
+MINDCV_CREATE_MODEL = "mindcv.create_model"
+MINDCV_RESNET50 = "mindcv.models.resnet50"
+#: ``mindcv.create_model(model_name, num_classes=1000, pretrained=False, in_channels=3, checkpoint_path="")`` and
+#: ``mindcv.models.resnet50(pretrained=False, num_classes=1000, in_channels=3)`` (mindcv 0.3).
+MINDCV_SIGNATURES: Dict[str, Dict[str, Param]] = {
+    MINDCV_CREATE_MODEL: {"model": Param("model_name", 0), "classes": Param("num_classes", 1),
+                          "pretrained": Param("pretrained", 2), "checkpoint": Param("checkpoint_path", 4)},
+    MINDCV_RESNET50: {"classes": Param("num_classes", 1), "pretrained": Param("pretrained", 0)},
+}
+#: Keys whose value names the network in configs (``model: resnet50``, ``backbone: {type: ResNet50}``).
+MODEL_KEYS = frozenset(("model", "model_name", "arch", "network", "net", "net_name", "backbone", "type", "name"))
+#: Config keys that *load* weights (a 1000-class checkpoint must still load); save keys do not count.
+LOAD_KEYS = frozenset(
+    ("pretrained", "pretrained_ckpt", "pretrain_ckpt", "pre_trained", "ckpt_path", "checkpoint_path",
+     "checkpoint_file_path", "resume", "resume_ckpt", "load_checkpoint", "load_ckpt", "pretrained_model",
+     "ckpt_file", "checkpoint_file", "resume_training", "load_path", "pre_trained_path")
+)
+#: Keywords of a builder that drop or replace the classification head (a feature extractor).
+HEADLESS_KEYWORDS = frozenset(("features_only", "include_top", "with_head", "return_features"))
+
+# --- profiling and AutoTune (MSP105) -------------------------------------------------------
+
+SET_ENABLE_AUTOTUNE = "mindspore.dataset.config.set_enable_autotune"
+PROFILER = "mindspore.profiler.Profiler"
+PROFILE = "mindspore.profiler.profile"
+PROFILER_OPTIONS_VARIABLE = "MS_PROFILER_OPTIONS"
+#: ``data_process`` defaults: None where it changed across releases (True before ~2.3, False since).
+DATA_PROCESS_DEFAULT: Dict[str, Optional[bool]] = {PROFILER: None, PROFILE: False}
+DATA_PROCESS: Dict[str, Param] = {PROFILER: Param("data_process"), PROFILE: Param("data_process", 3)}
+ENABLE_PROFILING = "enable_profiling"
+
+# --- configuration sources -----------------------------------------------------------------
+
+#: Calls that parse command-line arguments or read config files: what they return is a config object.
+CONFIG_READERS = frozenset(
+    ("parse_args", "parse_known_args", "safe_load", "load", "full_load", "get_config", "parse_cli_to_yaml",
+     "MindFormerConfig", "Config", "EasyDict", "edict", "get_args", "parse_config")
+)
+#: Environment variables the linter reads values from.
+ENVIRONMENT = frozenset(("os.environ", "os.putenv", "os.environ.setdefault"))
+
+# --- what a call site is recorded for ---------------------------------------------------------
+
+#: Method names worth recording on any receiver (the receiver's type is decided later).
+INTERESTING_METHODS = frozenset(
+    (
+        *MODEL_TRAIN_METHODS, *MODEL_EVAL_METHODS, "finetune", TO_FLOAT, ADD_FLAGS_RECURSIVE, TENSOR_MATMUL_METHOD,
+        *TENSOR_CAST_METHODS, *TENSOR_DTYPE_METHODS, "add_argument", "set_defaults", "setdefault", "putenv", "get",
+        "construct", "start", "stop", "analyse", "asnumpy", "numpy", "item", "batch", "map",
+        "create_dict_iterator", "create_tuple_iterator", "append", "extend", "insert", "update",
+        *FILE_READERS, *WEIGHT_LOADERS,
+    )
+)
+#: Builtins and standard-library calls worth recording.
+INTERESTING_GLOBALS = frozenset(("print", "float", "int", "range", "enumerate", "open", "zip", "setattr", "getattr"))

@@ -1,0 +1,578 @@
+"""The model of a MindSpore project that every rule queries: files linked into programs.
+
+A :class:`Project` holds the facts of every file of a project (a project of one
+file in per-file mode) and answers, lazily and with memos:
+
+- **names**: which file and definition a reference names (``src.model.resnet50``),
+  through packages' re-exports;
+- **calls**: which scopes a call enters -- a project function, the methods of a
+  class it instantiates, ``self.<method>``, a method of an instance whose class is
+  known -- and which classes a value is an instance of;
+- **programs**: a program is an entry file (a script with a ``__main__`` block or
+  code that trains at module level, or a notebook; never a test) and the scopes it
+  reaches: through imports (a module's body runs when it is imported), calls, and
+  registries (a function decorated with a project ``register`` decorator is reached
+  wherever the registry is, since it is looked up by name).
+
+Values, configs and devices are answered by :mod:`~ms_perflint.project.values`;
+this module knows only the structure.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
+
+from ms_perflint import catalogue as ms
+from ms_perflint.analysis.facts import (
+    CALL, CFG, CLASS, FUNCTION, MAIN, MODULE, NAME, PARAM, REF, SELF, Call, ClassFacts, PythonFacts, ShellFacts,
+    Value, YamlFacts,
+)
+
+#: ``(root-relative path, scope index)``.
+ScopeRef = Tuple[str, int]
+#: ``(root-relative path, class name)``.
+ClassRef = Tuple[str, str]
+#: How far re-exports, factories and bindings are followed.
+MAX_DEPTH = 12
+#: Path parts that make a file a test, never a program.
+TEST_FOLDERS = frozenset(("tests", "test", "testing", "unittest", "unittests", "ut", "st", "it"))
+
+
+@dataclass(frozen=True)
+class Where:
+    """A place in the project: root-relative path, 1-based line, 0-based column, offsets."""
+
+    path: str
+    line: int
+    column: int = 0
+    start: int = 0
+    end: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+def where(path: str, value: Value) -> Where:
+    """Where ``value`` is written in ``path``."""
+    return Where(path, value.line, value.column, value.start, value.end)
+
+
+def call_where(path: str, call: Call) -> Where:
+    """Where ``call`` is written in ``path``."""
+    return Where(path, call.line, call.column, call.start, call.end)
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A definition in the project: a function, a class, a module, or a module-level variable."""
+
+    path: str
+    name: str
+    kind: str  # "function", "class", "module", "variable"
+
+
+@dataclass
+class Program:
+    """An entry file and everything it reaches."""
+
+    entry: str
+    scopes: FrozenSet[ScopeRef]
+    files: FrozenSet[str]
+
+    def reaches(self, path: str, scope: Optional[int] = None) -> bool:
+        """Does the program run code of ``path`` (of one of its scopes)?"""
+        if scope is None:
+            return path in self.files
+        return (path, scope) in self.scopes
+
+
+def is_test_file(path: str) -> bool:
+    """A test module or a file under a tests folder: checked by tests, never a program."""
+    parts = path.split("/")
+    name = parts[-1]
+    if name.startswith("test_") or name.endswith(("_test.py", "_tests.py")) or name == "conftest.py":
+        return True
+    return any(part.lower() in TEST_FOLDERS for part in parts[:-1])
+
+
+class Project:
+    """The facts of a project's files, linked. ``files`` maps root-relative paths to facts."""
+
+    def __init__(self, root: str, files: Dict[str, object]) -> None:
+        self.root = root
+        self.files = files
+        self.python: Dict[str, PythonFacts] = {p: f for p, f in files.items() if isinstance(f, PythonFacts)}
+        self.yaml: Dict[str, YamlFacts] = {p: f for p, f in files.items() if isinstance(f, YamlFacts)}
+        self.shell: Dict[str, ShellFacts] = {p: f for p, f in files.items() if isinstance(f, ShellFacts)}
+        self._by_module: Dict[str, List[str]] = {}
+        for path, facts in self.python.items():
+            parts = facts.module.split(".")
+            for start in range(len(parts)):
+                self._by_module.setdefault(".".join(parts[start:]), []).append(path)
+        self._symbols: Dict[Tuple[str, str], Optional[Symbol]] = {}
+        self._targets: Dict[Tuple[str, int], Tuple[ScopeRef, ...]] = {}
+        self._edges: Optional[Dict[ScopeRef, Set[ScopeRef]]] = None
+        self._imports: Dict[str, Set[str]] = {}
+        self._programs: Optional[List[Program]] = None
+        self._registered: Optional[Dict[str, List[ScopeRef]]] = None
+        self._callers: Optional[Dict[ScopeRef, List[Tuple[str, Call]]]] = None
+        self._instances: Dict[Tuple[str, int, int], FrozenSet[ClassRef]] = {}
+        self._memo: Dict[object, object] = {}
+
+    # --- names --------------------------------------------------------------------------------
+
+    def module_file(self, module: str, importer: str) -> Optional[str]:
+        """The file of a dotted module name, preferring the one nearest the importer."""
+        candidates = self._by_module.get(module)
+        if not candidates:
+            return None
+        if len(candidates) == 1:
+            return candidates[0]
+        return min(candidates, key=lambda c: (-_shared_folders(c, importer), len(c), c))
+
+    def resolve(self, reference: str, importer: str, depth: int = 0) -> Optional[Symbol]:
+        """The definition a dotted reference made in ``importer`` names, through re-exports."""
+        key = (reference, importer)
+        if key in self._symbols:
+            return self._symbols[key]
+        self._symbols[key] = None  # a cycle of re-exports resolves to nothing
+        found = self._resolve(reference, importer, depth)
+        self._symbols[key] = found
+        return found
+
+    def _resolve(self, reference: str, importer: str, depth: int) -> Optional[Symbol]:
+        if depth > MAX_DEPTH or not reference:
+            return None
+        parts = reference.split(".")
+        for cut in range(len(parts), 0, -1):
+            path = self.module_file(".".join(parts[:cut]), importer)
+            if path is None:
+                continue
+            rest = parts[cut:]
+            if not rest:
+                return Symbol(path, "", "module")
+            return self._member(path, rest, depth)
+        return None
+
+    def _member(self, path: str, rest: List[str], depth: int) -> Optional[Symbol]:
+        facts = self.python[path]
+        head = rest[0]
+        if head in facts.functions:
+            return Symbol(path, head, "function") if len(rest) == 1 else Symbol(path, ".".join(rest), "attribute")
+        cls = facts.classes.get(head)
+        if cls is not None and facts.scopes[cls.scope].parent == 0:
+            return Symbol(path, head, "class") if len(rest) == 1 else Symbol(path, ".".join(rest), "attribute")
+        if head in facts.aliases:
+            return self.resolve(".".join([facts.aliases[head], *rest[1:]]), path, depth + 1)
+        return Symbol(path, ".".join(rest), "variable")
+
+    def class_facts(self, ref: ClassRef) -> Optional[ClassFacts]:
+        facts = self.python.get(ref[0])
+        return facts.classes.get(ref[1]) if facts is not None else None
+
+    def bases(self, ref: ClassRef) -> List[ClassRef]:
+        """Project classes ``ref`` derives from, directly."""
+        cls = self.class_facts(ref)
+        found = []
+        for base in cls.bases if cls is not None else ():
+            symbol = self.resolve(base, ref[0])
+            if symbol is not None and symbol.kind == "class":
+                found.append((symbol.path, symbol.name))
+        return found
+
+    def ancestry(self, ref: ClassRef) -> List[ClassRef]:
+        """``ref`` and its project bases, nearest first."""
+        seen: List[ClassRef] = []
+        stack = [ref]
+        while stack and len(seen) < 64:
+            current = stack.pop(0)
+            if current in seen:
+                continue
+            seen.append(current)
+            stack.extend(self.bases(current))
+        return seen
+
+    def is_cell(self, ref: ClassRef) -> bool:
+        """A MindSpore Cell: an ``nn`` base, a ``construct`` method, or a project base that is a Cell."""
+        return any(c is not None and c.is_cell for c in (self.class_facts(r) for r in self.ancestry(ref)))
+
+    def derives_from(self, ref: ClassRef, qualified: Iterable[str]) -> bool:
+        """Does the class (or a project base) name one of these MindSpore classes as a base?"""
+        wanted = set(qualified)
+        return any(c is not None and wanted.intersection(c.bases) for c in map(self.class_facts, self.ancestry(ref)))
+
+    def method(self, ref: ClassRef, name: str) -> Optional[ScopeRef]:
+        """The scope of a method, inherited from a project base if need be."""
+        for current in self.ancestry(ref):
+            cls = self.class_facts(current)
+            if cls is not None and name in cls.methods:
+                return current[0], cls.methods[name]
+        return None
+
+    def methods(self, ref: ClassRef) -> Iterator[ScopeRef]:
+        """Every method scope of the class and its project bases."""
+        for current in self.ancestry(ref):
+            cls = self.class_facts(current)
+            if cls is not None:
+                for index in cls.methods.values():
+                    yield current[0], index
+
+    def attribute(self, ref: ClassRef, name: str) -> Optional[Tuple[str, Value]]:
+        """``self.<name> = value`` in the class or a base: the file and the value."""
+        for current in self.ancestry(ref):
+            cls = self.class_facts(current)
+            if cls is not None and name in cls.attrs:
+                return current[0], cls.attrs[name]
+        return None
+
+    # --- calls ------------------------------------------------------------------------------
+
+    def callee(self, path: str, call: Call) -> Optional[Symbol]:
+        """The project definition a call names directly (``resnet50(...)``, ``ResNet(...)``), if any.
+
+        MindSpore's own APIs are never project definitions (even when MindSpore itself is linted).
+        """
+        if not call.callee or call.callee.startswith("self.") or call.callee.split(".", 1)[0] == "mindspore":
+            return None
+        return self.resolve(call.callee, path)
+
+    def _in_project(self, reference: str, path: str) -> bool:
+        return self.resolve(reference, path) is not None
+
+    def qualified(self, path: str, call: Call) -> str:
+        """The catalogue name of a call's callee ("" when it is a project definition or unnamed)."""
+        if not call.callee or call.callee.startswith("self."):
+            return ""
+        head = call.callee.split(".", 1)[0]
+        if head not in ms.MINDSPORE_PACKAGES:
+            return ""
+        if head != "mindspore" and self._in_project(call.callee, path):
+            return ""  # the linted package's own definition (mindcv linted as a project)
+        return ms.canonical_name(call.callee)
+
+    def targets(self, path: str, call: Call) -> Tuple[ScopeRef, ...]:
+        """The scopes a call enters."""
+        key = (path, call.id)
+        if key not in self._targets:
+            self._targets[key] = tuple(self._call_targets(path, call))
+        return self._targets[key]
+
+    def _call_targets(self, path: str, call: Call) -> Iterator[ScopeRef]:
+        if call.callee.startswith("self."):
+            owner = self.owner_class(path, call.scope)
+            if owner is not None:
+                found = self.method(owner, call.callee[5:])
+                if found is not None:
+                    yield found
+            return
+        symbol = self.callee(path, call)
+        if symbol is not None:
+            yield from self._symbol_scopes(symbol)
+            return
+        if call.method and call.receiver is not None and call.method != "__call__":
+            for cls in self.instance_classes(path, call.receiver, call.scope):
+                found = self.method(cls, call.method)
+                if found is not None:
+                    yield found
+        elif call.method == "__call__" and call.receiver is not None:
+            for cls in self.instance_classes(path, call.receiver, call.scope):
+                found = self.method(cls, "construct") or self.method(cls, "__call__")
+                if found is not None:
+                    yield found
+
+    def _symbol_scopes(self, symbol: Symbol) -> Iterator[ScopeRef]:
+        facts = self.python[symbol.path]
+        if symbol.kind == "function":
+            yield symbol.path, facts.functions[symbol.name]
+        elif symbol.kind == "class":
+            yield symbol.path, facts.classes[symbol.name].scope
+            yield from self.methods((symbol.path, symbol.name))
+
+    def owner_class(self, path: str, scope: int) -> Optional[ClassRef]:
+        """The class whose method (or nested function of a method) ``scope`` is."""
+        facts = self.python[path]
+        while 0 <= scope < len(facts.scopes):
+            current = facts.scopes[scope]
+            if current.cls:
+                return path, current.cls
+            scope = current.parent
+        return None
+
+    def instance_classes(self, path: str, value: Optional[Value], scope: int, depth: int = 0) -> FrozenSet[ClassRef]:
+        """The project classes ``value`` may be an instance of (through factories, ``self.<attr>``, chains)."""
+        if value is None or depth > MAX_DEPTH:
+            return frozenset()
+        key = (path, id(value), scope)
+        if key in self._instances:
+            return self._instances[key]
+        self._instances[key] = frozenset()
+        found = frozenset(self._instances_of(path, value, scope, depth))
+        self._instances[key] = found
+        return found
+
+    def _instances_of(self, path: str, value: Value, scope: int, depth: int) -> Iterator[ClassRef]:
+        facts = self.python[path]
+        if value.kind == CALL:
+            call = facts.call(value.data)
+            if call is None:
+                return
+            if call.method in ms.RETURNS_SELF and call.receiver is not None:
+                yield from self.instance_classes(path, call.receiver, call.scope, depth + 1)
+                return
+            symbol = self.callee(path, call)
+            if symbol is not None and symbol.kind == "class":
+                yield symbol.path, symbol.name
+            elif symbol is not None and symbol.kind == "function":
+                function = self.python[symbol.path].scopes[self.python[symbol.path].functions[symbol.name]]
+                index = self.python[symbol.path].functions[symbol.name]
+                for returned in function.returns:
+                    yield from self.instance_classes(symbol.path, returned, index, depth + 1)
+            elif call.callee.startswith("self."):
+                target = self.targets(path, call)
+                for target_path, target_scope in target:
+                    for returned in self.python[target_path].scopes[target_scope].returns:
+                        yield from self.instance_classes(target_path, returned, target_scope, depth + 1)
+        elif value.kind == SELF:
+            owner = self.owner_class(path, scope)
+            if owner is not None:
+                found = self.attribute(owner, value.data)
+                if found is not None:
+                    yield from self.instance_classes(found[0], found[1], 0, depth + 1)
+        elif value.kind == REF:
+            symbol = self.resolve(value.data, path)
+            if symbol is not None and symbol.kind == "class":
+                yield symbol.path, symbol.name
+
+    def function_of(self, symbol: Symbol) -> Optional[int]:
+        """The scope index of a function symbol."""
+        facts = self.python.get(symbol.path)
+        return facts.functions.get(symbol.name) if facts is not None and symbol.kind == "function" else None
+
+    # --- who calls a scope --------------------------------------------------------------------
+
+    def callers(self, target: ScopeRef) -> List[Tuple[str, Call]]:
+        """Calls that enter ``target`` (a function, or a class's ``__init__`` through its construction)."""
+        if self._callers is None:
+            callers: Dict[ScopeRef, List[Tuple[str, Call]]] = {}
+            for path, facts in self.python.items():
+                for call in facts.calls:
+                    symbol = self.callee(path, call) if call.callee and not call.callee.startswith("self.") else None
+                    if symbol is not None and symbol.kind == "class":
+                        init = self.method((symbol.path, symbol.name), "__init__")
+                        if init is not None:
+                            callers.setdefault(init, []).append((path, call))
+                        continue
+                    for scope in self.targets(path, call):
+                        callers.setdefault(scope, []).append((path, call))
+            self._callers = callers
+        return self._callers.get(target, [])
+
+    # --- programs -----------------------------------------------------------------------------
+
+    def imports_of(self, path: str) -> Set[str]:
+        """Project files ``path`` imports."""
+        if path not in self._imports:
+            found = set()
+            for reference in self.python[path].imports:
+                symbol = self.resolve(reference, path)
+                if symbol is not None and symbol.path != path:
+                    found.add(symbol.path)
+                    if symbol.kind != "module":
+                        package = self.module_file(reference.rsplit(".", 1)[0], path)
+                        if package is not None and package != path:
+                            found.add(package)
+            self._imports[path] = found
+        return self._imports[path]
+
+    def edges(self) -> Dict[ScopeRef, Set[ScopeRef]]:
+        """Scope -> scopes it runs: calls, imported modules' bodies, a class's body and registered definitions."""
+        if self._edges is None:
+            edges: Dict[ScopeRef, Set[ScopeRef]] = {}
+            for path, facts in self.python.items():
+                module_edges = edges.setdefault((path, 0), set())
+                module_edges.update((imported, 0) for imported in self.imports_of(path))
+                for index, scope in enumerate(facts.scopes):
+                    if scope.kind in (MAIN, CLASS) and scope.parent == 0:
+                        module_edges.add((path, index))
+                for call in facts.calls:
+                    targets = self.targets(path, call)
+                    if targets:
+                        edges.setdefault((path, call.scope), set()).update(targets)
+            for registry, registered in self.registered().items():
+                edges.setdefault((registry, 0), set()).update(registered)
+            self._edges = edges
+        return self._edges
+
+    def registered(self) -> Dict[str, List[ScopeRef]]:
+        """Registry file -> definitions registered with its decorator (``@register_model``)."""
+        if self._registered is None:
+            registered: Dict[str, List[ScopeRef]] = {}
+            for path, facts in self.python.items():
+                for index, scope in enumerate(facts.scopes):
+                    for decorator in scope.decorators:
+                        if "regist" not in decorator.lower():
+                            continue
+                        symbol = self.resolve(decorator, path) or self.resolve(decorator.rsplit(".", 1)[0], path)
+                        if symbol is not None:
+                            registered.setdefault(symbol.path, []).append((path, index))
+                for cls in facts.classes.values():
+                    if any("regist" in d.lower() for d in cls.decorators):
+                        for decorator in cls.decorators:
+                            symbol = self.resolve(decorator, path) or self.resolve(decorator.rsplit(".", 1)[0], path)
+                            if symbol is not None:
+                                registered.setdefault(symbol.path, []).extend(
+                                    [(path, cls.scope), *self.methods((path, cls.name))])
+            self._registered = registered
+        return self._registered
+
+    def entries(self) -> List[str]:
+        """Files that are programs: scripts with a ``__main__`` block or module-level code that trains, notebooks."""
+        found = []
+        for path, facts in sorted(self.python.items()):
+            if is_test_file(path):
+                continue
+            if path.endswith(".ipynb") or any(scope.kind == MAIN for scope in facts.scopes):
+                found.append(path)
+            elif any(call.scope == 0 and self._runs_as_script(path, call) for call in facts.calls):
+                found.append(path)
+        return found
+
+    def _runs_as_script(self, path: str, call: Call) -> bool:
+        """A module-level call only a script makes: training, or a MindSpore function with effects."""
+        if self.is_training_call(path, call):
+            return True
+        qualified = self.qualified(path, call)
+        last = qualified.rsplit(".", 1)[-1]
+        return bool(qualified) and (last[:1].islower() or qualified in ms.SCRIPT_CLASSES)
+
+    def programs(self) -> List[Program]:
+        """Every program of the project."""
+        if self._programs is None:
+            self._programs = [self._program(entry) for entry in self.entries()]
+        return self._programs
+
+    def _program(self, entry: str) -> Program:
+        edges = self.edges()
+        starts = [(entry, 0)] + [(entry, i) for i, s in enumerate(self.python[entry].scopes) if s.kind == MAIN]
+        seen: Set[ScopeRef] = set(starts)
+        stack = list(starts)
+        while stack:
+            for target in edges.get(stack.pop(), ()):
+                if target not in seen:
+                    seen.add(target)
+                    stack.append(target)
+                    if (target[0], 0) not in seen:
+                        seen.add((target[0], 0))
+                        stack.append((target[0], 0))
+        return Program(entry, frozenset(seen), frozenset(path for path, _ in seen))
+
+    def programs_reaching(self, path: str, scope: Optional[int] = None) -> List[Program]:
+        """The programs that run code of ``path`` (of one of its scopes)."""
+        return [program for program in self.programs() if program.reaches(path, scope)]
+
+    # --- training -----------------------------------------------------------------------------
+
+    def is_training_call(self, path: str, call: Call) -> bool:
+        """A call that trains: ``Model.train``/``fit``, a train-step cell, a gradient function, a mindformers trainer."""
+        return self.training_kind(path, call) is not None
+
+    def training_kind(self, path: str, call: Call) -> Optional[str]:
+        """``model``, ``step``, ``grad`` or ``trainer`` for a training call, else None."""
+        qualified = self.qualified(path, call)
+        if qualified in ms.TRAIN_STEP_CELLS:
+            return "step"
+        if qualified in ms.GRAD_FUNCTIONS:
+            return "grad"
+        if qualified == "mindspore.amp.build_train_network":
+            return "step"
+        if call.method in ms.MODEL_TRAIN_METHODS and call.receiver is not None:
+            made_by = self.made_by(path, call.receiver)
+            if made_by == ms.MODEL:
+                return "model"
+            if made_by in ms.MINDFORMERS_TRAINERS:
+                return "trainer"
+        if call.method in ms.MINDFORMERS_TRAIN_METHODS and call.receiver is not None:
+            if self.made_by(path, call.receiver) in ms.MINDFORMERS_TRAINERS:
+                return "trainer"
+        return None
+
+    def made_by(self, path: str, value: Value, depth: int = 0, scope: int = -1) -> str:
+        """The catalogue name of the call that built ``value`` (``mindspore.train.Model``), "" if unknown.
+
+        A parameter (of ``scope``) is followed to the arguments its callers pass, when they agree.
+        """
+        if depth > MAX_DEPTH:
+            return ""
+        if value.kind == PARAM and scope >= 0:
+            return self._made_by_callers(path, value.data, scope, depth)
+        if value.kind != CALL:
+            return ""
+        call = self.python[path].call(value.data)
+        if call is None:
+            return ""
+        if call.method in ms.RETURNS_SELF and call.receiver is not None:
+            return self.made_by(path, call.receiver, depth + 1)
+        qualified = self.qualified(path, call)
+        if qualified:
+            return qualified
+        symbol = self.callee(path, call)
+        if symbol is not None and symbol.kind == "function":
+            facts = self.python[symbol.path]
+            for returned in facts.scopes[facts.functions[symbol.name]].returns:
+                found = self.made_by(symbol.path, returned, depth + 1)
+                if found:
+                    return found
+        return ""
+
+    def _made_by_callers(self, path: str, name: str, scope: int, depth: int) -> str:
+        function = self.python[path].scopes[scope]
+        if name not in function.params:
+            return ""
+        position = function.params.index(name) - (1 if function.cls else 0)
+        found = set()
+        for caller_path, call in self.callers((path, scope))[:16]:
+            argument = call.argument(name, position if position >= 0 else None)
+            found.add(self.made_by(caller_path, argument, depth + 1, call.scope) if argument is not None else "")
+        return found.pop() if len(found) == 1 else ""
+
+    def training_calls(self, program: Program) -> List[Tuple[str, Call, str]]:
+        """``(path, call, kind)`` of every training call the program runs."""
+        found = []
+        for path in sorted(program.files):
+            facts = self.python.get(path)
+            if facts is None:
+                continue
+            for call in facts.calls:
+                if (path, call.scope) in program.scopes:
+                    kind = self.training_kind(path, call)
+                    if kind is not None:
+                        found.append((path, call, kind))
+        return found
+
+    def training_programs(self) -> List[Program]:
+        """Programs that train."""
+        key = "training_programs"
+        if key not in self._memo:
+            self._memo[key] = [p for p in self.programs() if self.training_calls(p)]
+        return self._memo[key]  # type: ignore[return-value]
+
+    def memo(self, key: object, compute: Callable[[], object]) -> object:
+        """A per-project memo for derived answers (rules share them)."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
+
+def _shared_folders(candidate: str, importer: str) -> int:
+    count = 0
+    for left, right in zip(posixpath.dirname(candidate).split("/"), posixpath.dirname(importer).split("/")):
+        if left != right:
+            break
+        count += 1
+    return count
+
+
+__all__ = ["Project", "Program", "Symbol", "Where", "ScopeRef", "ClassRef", "is_test_file", "where", "call_where",
+           "CFG", "PARAM", "NAME", "FUNCTION", "MODULE"]

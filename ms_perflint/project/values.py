@@ -1,0 +1,462 @@
+"""What a value is across the project: literals, config keys, parameters, constants -- and devices.
+
+:func:`resolve` follows a :class:`~ms_perflint.analysis.facts.Value` to the literals
+it may take, each with the place it is written:
+
+- a literal is itself;
+- a parameter takes the arguments of the calls that reach its function (or class),
+  and its default where a call leaves it out;
+- a config read (``args.amp_level``, ``cfg["num_classes"]``, ``config.vocab_size``)
+  takes the values the program's configs give the key: argparse defaults, dict
+  and class configs, YAML configs beside the entry script, the entry's launch
+  scripts;
+- a project constant takes its value; arithmetic is computed.
+
+The answer says whether it is *complete*: a value the linter cannot follow
+everywhere leaves it incomplete, and rules never report on a value they could not
+see whole. Guards are compared the same way, as values (:func:`same_condition`).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from ms_perflint import catalogue as ms
+from ms_perflint.analysis.facts import CALL, CFG, LIT, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value
+from ms_perflint.project.model import MAX_DEPTH, Program, Project, Where, where
+
+#: Folders of entry scripts whose configs live one level up (``tools/train.py`` reads ``configs/``).
+SCRIPT_FOLDERS = frozenset(("scripts", "script", "tools", "tool", "bin", "src", "examples"))
+#: At most this many combinations are computed for arithmetic on several values.
+MAX_COMBINATIONS = 16
+
+
+@dataclass(frozen=True)
+class Known:
+    """One value an expression may take, where it is written, and how it got there."""
+
+    value: Any
+    where: Optional[Where] = None
+    source: str = "literal"
+    #: The name it was reached through (a constant, a parameter) -- "" when written in place.
+    via: str = ""
+
+    def describe(self) -> str:
+        """``50257 (vocab_size: in configs/gpt2.yaml:12)`` style text for messages."""
+        place = f" at {self.where}" if self.where is not None else ""
+        return f"{self.value!r} ({self.source}{place})"
+
+
+@dataclass
+class Resolution:
+    """The values found, and whether they are all the values the expression can take."""
+
+    values: List[Known] = field(default_factory=list)
+    complete: bool = True
+
+    def literals(self) -> List[Any]:
+        return [known.value for known in self.values]
+
+    def only(self) -> Optional[Known]:
+        """The single value, when complete and every value agrees."""
+        distinct = {repr(k.value) for k in self.values}
+        return self.values[0] if self.complete and len(distinct) == 1 else None
+
+    def add(self, other: "Resolution") -> None:
+        self.values.extend(other.values)
+        self.complete = self.complete and other.complete
+
+
+def unknown() -> Resolution:
+    return Resolution([], complete=False)
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A resolved reference to a MindSpore (or other) object, as a value: ``mindspore.float16``."""
+
+    name: str
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class Values:
+    """Value resolution over one project (memoised per project)."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self._configs: Dict[str, Dict[str, List[Known]]] = {}
+
+    # --- resolving ------------------------------------------------------------------------------
+
+    def resolve(self, path: str, value: Optional[Value], scope: int = 0, depth: int = 0) -> Resolution:
+        """The literals ``value`` (read in ``path``, in ``scope``) may take."""
+        if value is None or depth > MAX_DEPTH:
+            return unknown()
+        kind = value.kind
+        if kind == LIT:
+            return Resolution([Known(value.data, where(path, value), "literal", value.via)])
+        if kind == REF:
+            return self._reference(path, value, depth)
+        if kind == CFG:
+            return self._config(path, value, scope, depth)
+        if kind == PARAM:
+            return self._parameter(path, value, scope, depth)
+        if kind == SELF:
+            owner = self.project.owner_class(path, scope)
+            found = self.project.attribute(owner, value.data) if owner is not None else None
+            if found is None:
+                return unknown()
+            facts = self.project.python[found[0]]
+            cls = facts.classes[owner[1]] if owner[0] == found[0] and owner[1] in facts.classes else None
+            init = cls.methods.get("__init__", 0) if cls is not None else 0
+            return self.resolve(found[0], found[1], init, depth + 1)
+        if kind == OP:
+            return self._operation(path, value, scope, depth)
+        return unknown()
+
+    def _reference(self, path: str, value: Value, depth: int) -> Resolution:
+        symbol = self.project.resolve(value.data, path)
+        if symbol is None:
+            return Resolution([Known(Ref(value.data), where(path, value), "name", value.via)])
+        facts = self.project.python[symbol.path]
+        if symbol.kind == "variable" and symbol.name in facts.constants:
+            return self.resolve(symbol.path, facts.constants[symbol.name], 0, depth + 1)
+        if symbol.kind in ("variable", "attribute") and "." in symbol.name:
+            key = symbol.name.rsplit(".", 1)[1]
+            return self.config_values_for(symbol.path, key)
+        return unknown()
+
+    def _config(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
+        root = value.root
+        head = root.split(".", 1)[0] if root else ""
+        facts = self.project.python.get(path)
+        if facts is not None and head and head in facts.constants and "." not in root:
+            constant = facts.constants[head]
+            if constant.kind == CALL:
+                call = facts.call(constant.data)
+                if call is not None and call.kwargs.get(value.data) is not None:
+                    return self.resolve(path, call.kwargs[value.data], 0, depth + 1)
+        found = self.config_values_for(path, value.data)
+        if not found.values and value.parts:
+            return self.resolve(path, value.parts[0], scope, depth + 1)  # cfg.get("key", default)
+        return found
+
+    def _parameter(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
+        facts = self.project.python[path]
+        if not 0 <= scope < len(facts.scopes):
+            return unknown()
+        function = facts.scopes[scope]
+        name = value.data
+        while name not in function.params and function.parent >= 0:
+            scope = function.parent  # a closure reads its enclosing function's parameter
+            function = facts.scopes[scope]
+        if name not in function.params:
+            return unknown()
+        position = function.params.index(name)
+        if function.cls and function.params and function.params[0] in ("self", "cls"):
+            position -= 1
+        default = function.defaults.get(name)
+        callers = self.project.callers((path, scope))
+        if not callers:
+            if default is None:
+                return unknown()
+            found = self.resolve(path, default, function.parent, depth + 1)
+            return Resolution([Known(k.value, k.where, "default", k.via or name) for k in found.values], found.complete)
+        result = Resolution()
+        for caller_path, call in callers[:64]:
+            argument = call.argument(name, position if position >= 0 else None)
+            if argument is None:
+                if call.may_pass(name, position):
+                    result.complete = False
+                elif default is not None:
+                    result.add(self.resolve(path, default, function.parent, depth + 1))
+                else:
+                    result.complete = False
+                continue
+            result.add(self.resolve(caller_path, argument, call.scope, depth + 1))
+        if len(callers) > 64:
+            result.complete = False
+        return result
+
+    def _operation(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
+        op = value.data
+        if op == "ifexp":
+            result = Resolution()
+            for part in value.parts[1:]:
+                result.add(self.resolve(path, part, scope, depth + 1))
+            return result
+        if op in ("==", "!=", "not", "and", "or") and value.parts:
+            return self._logic(path, value, scope, depth)
+        if op not in ("+", "-", "*", "//", "/", "%", "neg") or not value.parts:
+            return unknown()
+        operands = [self.resolve(path, part, scope, depth + 1) for part in value.parts]
+        if not all(o.values for o in operands):
+            return unknown()
+        result = Resolution(complete=all(o.complete for o in operands))
+        for combination in _combinations([o.values for o in operands]):
+            computed = _compute(op, [k.value for k in combination])
+            if computed is None:
+                result.complete = False
+                continue
+            result.values.append(Known(computed, combination[-1].where, combination[-1].source, value.text))
+        return result
+
+    def _logic(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
+        """Comparisons and boolean operators over known values (for guards)."""
+        operands = [self.resolve(path, part, scope, depth + 1) for part in value.parts]
+        if not all(o.values for o in operands):
+            return unknown()
+        result = Resolution(complete=all(o.complete for o in operands))
+        for combination in _combinations([o.values for o in operands]):
+            values = [_plain(k.value) for k in combination]
+            op = value.data
+            if op == "not":
+                computed: Any = not values[0]
+            elif op == "and":
+                computed = values[0] and values[-1]
+            elif op == "or":
+                computed = values[0] or values[-1]
+            elif op == "==":
+                computed = values[0] == values[-1]
+            else:
+                computed = values[0] != values[-1]
+            result.values.append(Known(computed, combination[0].where, "condition"))
+        return result
+
+    def can_hold(self, path: str, scope: int, guards: Sequence[Tuple[Value, bool]]) -> bool:
+        """False when some guard is known to go the other way in every configuration (the code never runs)."""
+        for condition, holds in guards:
+            found = self.resolve(path, condition, scope)
+            if found.complete and found.values and all(bool(_plain(k.value)) != holds for k in found.values):
+                return False
+        return True
+
+    # --- configs ---------------------------------------------------------------------------------
+
+    def config_values_for(self, path: str, key: str) -> Resolution:
+        """Values the configs of the programs running ``path`` give ``key`` (incomplete when none)."""
+        programs = self.project.programs_reaching(path)
+        found: List[Known] = []
+        for program in programs:
+            found.extend(self.config(program).get(key, []))
+        if not programs:
+            found.extend(self.file_config(path).get(key, []))
+        unique = list({(repr(k.value), k.where): k for k in found}.values())
+        return Resolution(unique, complete=bool(unique))
+
+    def config(self, program: Program) -> Dict[str, List[Known]]:
+        """Every config value a program can run with, by key."""
+        if program.entry not in self._configs:
+            values: Dict[str, List[Known]] = {}
+            for path in sorted(program.files):
+                self._python_configs(path, program, values)
+            for path, facts in sorted(self.project.yaml.items()):
+                if self.yaml_belongs(path, program.entry):
+                    for _, key, value in facts.entries():
+                        values.setdefault(key, []).append(Known(value.data, where(path, value), "yaml"))
+            script = posixpath.basename(program.entry)
+            for path, facts in sorted(self.project.shell.items()):
+                if script in facts.scripts:
+                    for entry in facts.entries:
+                        if entry.owner in (f"shell:{script}", "env"):
+                            values.setdefault(entry.key, []).append(
+                                Known(entry.value.data, where(path, entry.value), "launch script"))
+            self._configs[program.entry] = values
+        return self._configs[program.entry]
+
+    def file_config(self, path: str) -> Dict[str, List[Known]]:
+        """Config values written in one file (for code no program reaches)."""
+        values: Dict[str, List[Known]] = {}
+        self._python_configs(path, None, values)
+        return values
+
+    def _python_configs(self, path: str, program: Optional[Program], values: Dict[str, List[Known]]) -> None:
+        facts = self.project.python.get(path)
+        if facts is None:
+            return
+        for entry in facts.config:
+            if entry.owner != "env" and entry.value.kind == LIT:
+                values.setdefault(entry.key, []).append(
+                    Known(entry.value.data, where(path, entry.value), _config_source(entry)))
+        for call in facts.calls:
+            if program is not None and (path, call.scope) not in program.scopes:
+                continue
+            if call.method == "add_argument":
+                self._argparse(path, call, values)
+            elif call.method == "set_defaults":
+                for key, value in call.kwargs.items():
+                    if value.kind == LIT:
+                        values.setdefault(key, []).append(Known(value.data, where(path, value), "argparse default"))
+
+    def _argparse(self, path: str, call: Call, values: Dict[str, List[Known]]) -> None:
+        key = argparse_dest(call)
+        if key is None:
+            return
+        default = call.kwargs.get("default")
+        action = call.kwargs.get("action")
+        if default is None and action is not None and action.kind == LIT and action.data in ("store_true", "store_false"):
+            values.setdefault(key, []).append(Known(action.data == "store_false", where(path, action), "argparse default"))
+            return
+        if default is not None and default.kind == LIT:
+            values.setdefault(key, []).append(Known(default.data, where(path, default), "argparse default"))
+
+    def yaml_belongs(self, yaml_path: str, entry: str) -> bool:
+        """A YAML config is one of an entry's configs when it lives beside the entry (or above its scripts folder)."""
+        base = posixpath.dirname(entry)
+        if posixpath.basename(base) in SCRIPT_FOLDERS:
+            base = posixpath.dirname(base)
+        return not base or yaml_path.startswith(base + "/")
+
+    # --- guards ----------------------------------------------------------------------------------
+
+    def condition_key(self, value: Value) -> Optional[Tuple[str, Any]]:
+        """What a guard tests, as a value: ``("cfg", "profile")`` for ``args.profile`` and ``cfg["profile"]``."""
+        if value.kind == CFG:
+            return ("cfg", value.data)
+        if value.kind in (NAME, PARAM):
+            return (value.kind, value.data)
+        if value.kind == REF:
+            return ("ref", value.data)
+        if value.kind == OP and value.data in ("==", "!=", "is", "is not") and len(value.parts) == 2:
+            left, right = value.parts
+            if right.kind == LIT and left.kind != LIT:
+                inner = self.condition_key(left)
+                return (value.data, inner, right.data) if inner is not None else None
+        return None
+
+
+def same_condition(values: "Values", left: Value, right: Value) -> bool:
+    """Two guards test the same thing (compared as values, never as source text)."""
+    key = values.condition_key(left)
+    return key is not None and key == values.condition_key(right)
+
+
+def exclusive(values: "Values", first: Sequence[Tuple[Value, bool]], second: Sequence[Tuple[Value, bool]]) -> bool:
+    """Two sets of guards cannot hold together: one tests a condition the other tests the other way."""
+    for left, holds_left in first:
+        for right, holds_right in second:
+            if holds_left != holds_right and same_condition(values, left, right):
+                return True
+            if _contradicting_comparisons(values, left, holds_left, right, holds_right):
+                return True
+    return False
+
+
+def _contradicting_comparisons(values: "Values", left: Value, holds_left: bool, right: Value, holds_right: bool) -> bool:
+    """``x == "a"`` and ``x == "b"`` both holding cannot be."""
+    if not (holds_left and holds_right) or left.kind != OP or right.kind != OP:
+        return False
+    if left.data != "==" or right.data != "==" or len(left.parts) != 2 or len(right.parts) != 2:
+        return False
+    same_subject = values.condition_key(left.parts[0]) == values.condition_key(right.parts[0]) is not None
+    literals = left.parts[1].kind == LIT and right.parts[1].kind == LIT
+    return same_subject and literals and left.parts[1].data != right.parts[1].data
+
+
+def argparse_dest(call: Call) -> Optional[str]:
+    """The attribute an ``add_argument`` call stores into (``--amp-level`` -> ``amp_level``)."""
+    dest = call.kwargs.get("dest")
+    if dest is not None and dest.kind == LIT and isinstance(dest.data, str):
+        return dest.data
+    flags = [a.data for a in call.args if a.kind == LIT and isinstance(a.data, str)]
+    long_flags = [f for f in flags if f.startswith("--")]
+    chosen = long_flags[0] if long_flags else next(iter(flags), None)
+    if not chosen:
+        return None
+    return chosen.lstrip("-").replace("-", "_")
+
+
+def _plain(value: Any) -> Any:
+    """A value as Python compares it (a reference counts as a true, named object)."""
+    return value.name if isinstance(value, Ref) else value
+
+
+def _config_source(entry: ConfigEntry) -> str:
+    kind, _, name = entry.owner.partition(":")
+    return {"dict": f"{name}[{entry.key!r}]", "class": f"{name}.{entry.key}"}.get(kind, entry.owner)
+
+
+def _combinations(lists: List[List[Known]]) -> Iterable[List[Known]]:
+    combinations: List[List[Known]] = [[]]
+    for options in lists:
+        combinations = [c + [o] for c in combinations for o in options][:MAX_COMBINATIONS]
+    return combinations
+
+
+def _compute(op: str, operands: List[Any]) -> Optional[Any]:
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in operands):
+        return None
+    try:
+        if op == "neg":
+            return -operands[0]
+        left, right = operands
+        if op == "+":
+            return left + right
+        if op == "-":
+            return left - right
+        if op == "*":
+            result = left * right
+            return result if abs(result) < 1 << 48 else None
+        if op == "//":
+            return left // right
+        if op == "/":
+            return left / right
+        if op == "%":
+            return left % right
+    except (ArithmeticError, ValueError):
+        return None
+    return None
+
+
+# --- devices ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DeviceDecision:
+    """Whether a program runs on Ascend, and the setting that says so when it does not."""
+
+    ascend: bool
+    evidence: Optional[Known] = None
+
+
+def device(values: Values, program: Program) -> DeviceDecision:
+    """Ascend unless every device target the program can be given is GPU or CPU (unknown counts as Ascend)."""
+    project = values.project
+    targets: List[Known] = []
+    complete = True
+    for path in sorted(program.files):
+        facts = project.python.get(path)
+        if facts is None:
+            continue
+        for call in facts.calls:
+            if (path, call.scope) not in program.scopes:
+                continue
+            qualified = project.qualified(path, call)
+            argument = None
+            if qualified == ms.SET_CONTEXT:
+                argument = call.kwargs.get(ms.DEVICE_TARGET)
+            elif qualified == ms.SET_DEVICE:
+                argument = call.argument("device_target", 0)
+            if argument is None:
+                continue
+            found = values.resolve(path, argument, call.scope)
+            targets.extend(found.values)
+            complete = complete and found.complete
+    if not targets:
+        return DeviceDecision(True)
+    named = [k for k in targets if isinstance(k.value, str)]
+    if not complete or len(named) != len(targets):
+        return DeviceDecision(True)
+    if any(k.value.strip().lower() == "ascend" for k in named):
+        return DeviceDecision(True)
+    return DeviceDecision(False, named[0])
+
+
+def non_ascend_config(path: str) -> bool:
+    """A config file whose name says it is for GPU or CPU (``resnet_50_gpu.yaml``, ``gpu/...``)."""
+    words = set(posixpath.splitext(path.lower())[0].replace("-", "_").replace("/", "_").split("_"))
+    return bool(words & ms.NON_ASCEND_WORDS) and "ascend" not in words

@@ -1,0 +1,105 @@
+"""What a rule decides with, and how it reports: :class:`Check`, and fixes built as text edits.
+
+One :class:`Check` per project and run: it holds the project model, value
+resolution, each file's settings (options may differ per file), and collects the
+findings by file. Fix helpers build :class:`~ms_perflint.findings.Fix` objects
+from the layout material the analysis recorded (where a keyword argument or an
+import goes), so a rule never needs the syntax tree.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from ms_perflint import catalogue as ms
+from ms_perflint.analysis.facts import Call, PythonFacts, Value
+from ms_perflint.findings import Finding, Fix, FixSafety, TextEdit
+from ms_perflint.project.model import Program, Project
+from ms_perflint.project.values import DeviceDecision, Values, device
+from ms_perflint.settings import Settings
+
+
+class Check:
+    """The project a rule decides for, and where its findings go."""
+
+    def __init__(self, project: Project, settings_for: Callable[[str], Settings]) -> None:
+        self.project = project
+        self.values = Values(project)
+        self._settings_for = settings_for
+        self.findings: Dict[str, List[Finding]] = {}
+        self._devices: Dict[str, DeviceDecision] = {}
+
+    def settings(self, path: str) -> Settings:
+        """The settings that apply to ``path``."""
+        return self._settings_for(path)
+
+    def option(self, name: str, path: str) -> Any:
+        """A rule option's value for ``path``."""
+        return self._settings_for(path).option(name)
+
+    def report(self, code: str, path: str, at: Any, message: str, fix: Optional[Fix] = None) -> None:
+        """Record a finding in ``path`` at a call, a value or a :class:`~ms_perflint.project.model.Where`."""
+        finding = Finding(code, message, at.line or 1, at.column, fix=fix, start=at.start, end=at.end)
+        if isinstance(at, Call):
+            finding.end_line, finding.end_column = at.end_line, at.end_column
+        self.findings.setdefault(path, []).append(finding)
+
+    def ascend(self, program: Program) -> DeviceDecision:
+        """Does the program run on Ascend (memoised)?"""
+        if program.entry not in self._devices:
+            self._devices[program.entry] = device(self.values, program)
+        return self._devices[program.entry]
+
+    def ascend_programs(self) -> List[Program]:
+        """Training programs that run on Ascend."""
+        return [p for p in self.project.training_programs() if self.ascend(p).ascend]
+
+
+# --- fixes as text edits ---------------------------------------------------------------------
+
+
+def append_keyword(call: Call, keyword: str, value: str, safety: FixSafety, description: str,
+                   extra: Sequence[TextEdit] = ()) -> Optional[Fix]:
+    """``f(a)`` -> ``f(a, keyword=value)`` in the call's layout; None when the layout is not known."""
+    if call.insert is None:
+        return None
+    offset, before, after = call.insert
+    return Fix(safety, description, (TextEdit(offset, offset, f"{before}{keyword}={value}{after}"), *extra))
+
+
+def replace_value(value: Value, new: str, safety: FixSafety, description: str) -> Optional[Fix]:
+    """Replace the text of one value (a literal) with ``new``."""
+    if value.end <= value.start:
+        return None
+    return Fix(safety, description, (TextEdit(value.start, value.end, new),))
+
+
+def spelled(facts: PythonFacts, qualified: str) -> Tuple[str, Tuple[TextEdit, ...]]:
+    """``mindspore.float16`` written with the file's own names, and the import to add when it has none.
+
+    ``mstype.float16`` where ``mstype`` is the dtype module, ``ms.float16`` where ``ms``
+    is mindspore, ``float16`` where imported directly; else ``ms.float16`` plus an
+    ``import mindspore as ms`` after the file's imports.
+    """
+    attribute = qualified.rsplit(".", 1)[1]
+    for local, target in sorted(facts.aliases.items()):
+        if target == qualified:
+            return local, ()
+    for module in ("mindspore.common.dtype", "mindspore.dtype", "mindspore"):
+        for local, target in sorted(facts.aliases.items()):
+            if target == module:
+                return f"{local}.{attribute}", ()
+    alias = "ms" if "ms" not in facts.aliases and "ms" not in facts.constants else "mindspore"
+    statement = "import mindspore as ms" if alias == "ms" else "import mindspore"
+    offset, before = facts.import_insert
+    newline = "\r\n" if before == "\r\n" else "\n"
+    return f"{alias}.{attribute}", (TextEdit(offset, offset, f"{before}{statement}{newline}"),)
+
+
+def dtype_name(qualified: str) -> str:
+    """``mindspore.float16`` -> ``float16`` (for messages)."""
+    return qualified.rsplit(".", 1)[-1]
+
+
+ASYNC_TRUE = "True"
+__all__ = ["Check", "append_keyword", "replace_value", "spelled", "dtype_name", "ms"]

@@ -1,0 +1,118 @@
+"""Checking: rules run over a project, and each file's findings finished for the user.
+
+:func:`decide` runs the enabled rules over a :class:`~ms_perflint.project.model.Project`
+and returns the raw findings by file. :func:`finish` turns one file's raw findings
+into what the user sees: selected codes only, ``# noqa`` honoured, end positions
+filled in, notebook lines told by cell, sorted. :func:`check_text` is the whole way
+for one piece of text: a project of one file.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Type
+
+from ms_perflint.findings import FileResult, Finding, LineIndex
+from ms_perflint.settings import Settings
+
+
+def enabled_rules(settings: Settings) -> List[type]:
+    """Rule classes the settings turn on (for some file)."""
+    from ms_perflint.rules import ALL_RULES
+
+    return [rule for rule in ALL_RULES if settings.may_enable(rule.code, rule.opt_in)]
+
+
+def decide(project, settings_for: Callable[[str], Settings], rules: Sequence[type]) -> Dict[str, List[Finding]]:
+    """Run ``rules`` over the project; raw findings by root-relative path.
+
+    A rule that fails is reported as an internal error of that rule (a finding of
+    code ``MSP000`` at the top of the file it was deciding), and the other rules
+    still report.
+    """
+    from ms_perflint.rules.check import Check
+
+    check = Check(project, settings_for)
+    for rule in rules:
+        try:
+            rule().check(check)
+        except RecursionError as error:
+            _internal_error(check, rule, error)
+        except Exception as error:  # noqa: BLE001 -- one rule's bug must not hide the others' findings
+            _internal_error(check, rule, error)
+    return check.findings
+
+
+def _internal_error(check, rule, error: BaseException) -> None:
+    paths = sorted(check.project.files) or [""]
+    message = (f"internal error in {rule.code} ({rule.name}): {type(error).__name__}: {error}; "
+               f"its findings for this project are missing -- please report this")
+    for path in paths[:1]:
+        check.findings.setdefault(path, []).append(Finding("MSP000", message))
+
+
+def finish(result: FileResult, raw: Iterable[Finding], settings: Settings, text: str,
+           virtual: object = None, is_yaml: bool = False) -> FileResult:
+    """Give ``result`` the findings the user sees, from the raw findings of its file."""
+    from ms_perflint.sources.noqa import LineSuppressions, file_directives, physical_lines
+
+    kept = [f for f in raw if f.code == "MSP000" or settings.is_enabled(f.code, result.path)]
+    if not kept:
+        return result
+    index = LineIndex(text)
+    for finding in kept:
+        _fill_end(finding, index)
+    if settings.apply_noqa:
+        directives = file_directives(physical_lines(text))
+        suppressions = LineSuppressions(text, tokenize=not is_yaml)
+        kept = [f for f in kept if f.code == "MSP000" or not (
+            directives.skips(f.code, honour_flake8=True) or suppressions.is_suppressed(f.line, f.code))]
+    if virtual is not None:
+        from ms_perflint.sources.notebook import map_finding
+
+        kept = [map_finding(f, virtual) for f in kept]
+    result.findings = sorted(_unique(kept), key=Finding.sort_key)
+    return result
+
+
+def _fill_end(finding: Finding, index: LineIndex) -> None:
+    if finding.start or finding.end:
+        line, column = index.position(finding.start)
+        finding.line, finding.column = line, column
+        if not finding.end_line:
+            finding.end_line, finding.end_column = index.position(max(finding.end, finding.start))
+    elif not finding.end_line:
+        finding.end_line, finding.end_column = finding.line, finding.column
+
+
+def _unique(findings: List[Finding]) -> List[Finding]:
+    """Drop exact repeats (same code at the same place), keeping the first, which may carry a fix."""
+    seen: Dict[tuple, Finding] = {}
+    for finding in findings:
+        seen.setdefault((finding.code, finding.line, finding.column, finding.cell), finding)
+    return list(seen.values())
+
+
+def check_text(text: str, path: str, settings: Settings, kind: Optional[str] = None,
+               rules: Optional[Sequence[Type]] = None) -> FileResult:
+    """Check one file's text as a project of one file (the per-file mode, and rule examples)."""
+    from ms_perflint.analysis import analyse, module_name
+    from ms_perflint.findings import FileError, SourceText
+    from ms_perflint.project.model import Project
+    from ms_perflint.sources import PYTHON, YAML, Unit, kind_of, load_unit
+
+    kind = kind or kind_of(path) or PYTHON
+    unit = load_unit(path, text.encode("utf-8"), kind) if kind != PYTHON else Unit(path, kind, text, SourceText(text))
+    result = FileResult(path, source=unit.source, kind=kind, notices=list(unit.notices))
+    name = _relative_name(path)
+    facts = analyse(unit, module_name(name), name.endswith("__init__.py"))
+    if isinstance(facts, FileError):
+        result.error = facts
+        return result
+    project = Project("", {name: facts})
+    raw = decide(project, lambda _: settings, rules if rules is not None else enabled_rules(settings))
+    return finish(result, raw.get(name, []), settings, unit.text, unit.virtual, is_yaml=kind == YAML)
+
+
+def _relative_name(path: str) -> str:
+    name = path.replace("\\", "/").rsplit("/", 1)[-1] if path not in ("", "-") else "stdin.py"
+    return name or "stdin.py"
