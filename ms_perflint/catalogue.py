@@ -268,6 +268,15 @@ PER_STEP_CALLBACKS = frozenset(
     ("step_end", "epoch_end", "on_train_step_end", "on_train_epoch_end", "on_train_step_begin", "on_train_epoch_begin")
 )
 CALLBACK_BASES = frozenset(("mindspore.train.Callback",))
+#: Methods the framework calls on an object it is handed (a Cell's ``construct``, a Callback's hooks, a
+#: dataset source's ``__getitem__``): building the object reaches them; any other method runs only when called.
+FRAMEWORK_METHODS = frozenset(
+    ("__init__", "construct", "__call__", "bprop", "__getitem__", "__len__", "__iter__", "__next__",
+     "begin", "end", "step_begin", "step_end", "epoch_begin", "epoch_end", "on_train_begin", "on_train_end",
+     "on_train_step_begin", "on_train_step_end", "on_train_epoch_begin", "on_train_epoch_end",
+     "on_eval_begin", "on_eval_end", "on_eval_step_begin", "on_eval_step_end", "on_eval_epoch_begin",
+     "on_eval_epoch_end")
+)
 #: mindformers' checkpoint callback in YAML ``callbacks``; 265 real configs spell it ``CheckpointMointor``.
 CHECKPOINT_MONITORS = frozenset(("CheckpointMonitor", "CheckpointMointor"))
 #: YAML ``run_mode`` values that do not train.
@@ -343,6 +352,7 @@ INTERESTING_METHODS = frozenset(
         *TENSOR_CAST_METHODS, *TENSOR_DTYPE_METHODS, "add_argument", "set_defaults", "setdefault", "putenv", "get",
         "construct", "start", "stop", "analyse", "asnumpy", "numpy", "item", "batch", "map",
         "create_dict_iterator", "create_tuple_iterator", "append", "extend", "insert", "update",
+        "trainable_params", "get_parameters", "set_train",
         *FILE_READERS, *WEIGHT_LOADERS,
     )
 )

@@ -23,7 +23,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 # --- values ------------------------------------------------------------------------------
 
-LIT = "lit"  # data: a Python literal (int, float, str, bool, None, or a tuple of them)
+LIT = "lit"  # data: a Python literal (int, float, str, bool, None, a tuple of them, or a dict display of them)
 REF = "ref"  # data: a canonical qualified name or a project reference (``src.config.NUM_CLASSES``)
 CFG = "cfg"  # data: a config key (``args.amp_level``, ``cfg["amp_level"]``); parts: the default, if any
 PARAM = "param"  # data: a parameter name of the scope the value is read in
@@ -62,6 +62,8 @@ class Value:
         data = self.data
         if isinstance(data, tuple):
             data = {"t": list(data)}
+        elif isinstance(data, dict):
+            data = {"d": data}
         return [self.kind, data, [p.to_json() for p in self.parts], self.text, self.cast, self.via, self.root,
                 self.line, self.column, self.start, self.end]
 
@@ -70,6 +72,8 @@ class Value:
         kind, data, parts, text, cast, via, root, line, column, start, end = raw
         if isinstance(data, dict) and "t" in data:
             data = _tuple(data["t"])
+        elif isinstance(data, dict) and "d" in data:
+            data = dict(data["d"])
         return cls(kind, data, tuple(cls.from_json(p) for p in parts), text, cast, via, root, line, column, start, end)
 
 

@@ -500,6 +500,9 @@ class _Collector(cst.CSTVisitor):
         if isinstance(node, (cst.Tuple, cst.List)):
             parts = tuple(self.value_of(e.value) for e in node.elements if not isinstance(e, cst.StarredElement))
             return self._placed(Value(OP, "tuple", parts), node)
+        if isinstance(node, cst.Dict):
+            mapping = _literal_mapping(node)
+            return self._placed(Value(LIT, mapping) if mapping is not None else unknown(), node)
         if isinstance(node, cst.IfExp):
             parts = (self.value_of(node.test), self.value_of(node.body), self.value_of(node.orelse))
             return self._placed(Value(OP, "ifexp", parts), node)
@@ -736,7 +739,9 @@ def _literal_mapping(node: cst.BaseExpression, depth: int = 0) -> Optional[Dict[
         value = _literal(element.value)
         if value is _NOT_LITERAL:
             value = _literal_mapping(element.value, depth + 1)
-        if not isinstance(key, str) or value is None and not isinstance(element.value, cst.Name):
+            if value is None:
+                return None
+        if not isinstance(key, str):
             return None
         found[key] = value
     return found

@@ -287,8 +287,21 @@ class Project:
         if symbol.kind == "function":
             yield symbol.path, facts.functions[symbol.name]
         elif symbol.kind == "class":
-            yield symbol.path, facts.classes[symbol.name].scope
-            yield from self.methods((symbol.path, symbol.name))
+            yield from self.construction_scopes((symbol.path, symbol.name))
+
+    def construction_scopes(self, ref: ClassRef) -> Iterator[ScopeRef]:
+        """What building an instance runs: the class body, ``__init__``, and the methods the framework calls
+        on it (``construct``, Callback hooks, ``__getitem__``); other methods run only when called."""
+        cls = self.class_facts(ref)
+        if cls is not None:
+            yield ref[0], cls.scope
+        for current in self.ancestry(ref):
+            facts = self.class_facts(current)
+            if facts is None:
+                continue
+            for name, index in facts.methods.items():
+                if name in ms.FRAMEWORK_METHODS:
+                    yield current[0], index
 
     def owner_class(self, path: str, scope: int) -> Optional[ClassRef]:
         """The class whose method (or nested function of a method) ``scope`` is."""
@@ -423,7 +436,7 @@ class Project:
                             symbol = self.resolve(decorator, path) or self.resolve(decorator.rsplit(".", 1)[0], path)
                             if symbol is not None:
                                 registered.setdefault(symbol.path, []).extend(
-                                    [(path, cls.scope), *self.methods((path, cls.name))])
+                                    self.construction_scopes((path, cls.name)))
             self._registered = registered
         return self._registered
 
@@ -517,6 +530,8 @@ class Project:
         qualified = self.qualified(path, call)
         if qualified:
             return qualified
+        if call.callee.split(".", 1)[0] in ms.MINDSPORE_PACKAGES:
+            return ms.canonical_name(call.callee)  # the linted package's own API (mindformers.Trainer in mindformers)
         symbol = self.callee(path, call)
         if symbol is not None and symbol.kind == "function":
             facts = self.python[symbol.path]
@@ -525,6 +540,26 @@ class Project:
                 if found:
                     return found
         return ""
+
+    def making_call(self, path: str, value: Optional[Value], wanted: str, depth: int = 0) -> Optional[Tuple[str, Call]]:
+        """The call of ``wanted`` (a catalogue name) that built ``value``: through chains and factory returns."""
+        if value is None or value.kind != CALL or depth > MAX_DEPTH:
+            return None
+        call = self.python[path].call(value.data)
+        if call is None:
+            return None
+        if self.qualified(path, call) == wanted:
+            return path, call
+        if call.method in ms.RETURNS_SELF and call.receiver is not None:
+            return self.making_call(path, call.receiver, wanted, depth + 1)
+        symbol = self.callee(path, call)
+        if symbol is not None and symbol.kind == "function":
+            facts = self.python[symbol.path]
+            for returned in facts.scopes[facts.functions[symbol.name]].returns:
+                found = self.making_call(symbol.path, returned, wanted, depth + 1)
+                if found is not None:
+                    return found
+        return None
 
     def _made_by_callers(self, path: str, name: str, scope: int, depth: int) -> str:
         function = self.python[path].scopes[scope]
