@@ -482,7 +482,10 @@ class _Collector(cst.CSTVisitor):
             key = _string_index(node)
             if key is not None:
                 return self._placed(Value(CFG, key, root=_short(dotted_name(node.value) or "")), node)
-            self.value_of(node.value)
+            base = self.value_of(node.value)
+            position = _integer_index(node)
+            if position is not None:
+                return self._placed(Value(OP, "[]", (base, Value(LIT, position))), node)
             return self._placed(unknown(), node)
         if isinstance(node, cst.Call):
             return self._call_value(node)
@@ -846,6 +849,17 @@ def _string_index(node: cst.Subscript) -> Optional[str]:
         return None
     key = _literal(node.slice[0].slice.value)
     return key if isinstance(key, str) else None
+
+
+def _integer_index(node: cst.Subscript) -> Optional[int]:
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    value = node.slice[0].slice.value
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        inner = _literal(value.expression)
+        return -inner if isinstance(inner, int) and not isinstance(inner, bool) else None
+    index = _literal(value)
+    return index if isinstance(index, int) and not isinstance(index, bool) else None
 
 
 def _dict_literal(expression: cst.BaseExpression) -> Optional[cst.Dict]:

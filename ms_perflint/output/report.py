@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Dict, List, Sequence, TextIO
 
-from ms_perflint.results import FileResult
+from ms_perflint.findings import FileResult
 from ms_perflint.settings import Settings
 
 FORMATS = ("text", "json", "sarif", "github")
@@ -39,7 +39,7 @@ def statistics(results: Sequence[FileResult]) -> List[Statistic]:
     counts: Dict[str, int] = {}
     fixable: Dict[str, bool] = {}
     for result in results:
-        for violation in result.violations:
+        for violation in result.findings:
             counts[violation.code] = counts.get(violation.code, 0) + 1
             fixable[violation.code] = fixable.get(violation.code, False) or violation.fix is not None
     rows = [

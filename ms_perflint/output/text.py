@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Iterable, List, Optional, Sequence, TextIO
 
-from ms_perflint.results import FileResult
-from ms_perflint.rule import FixSafety, Violation
+from ms_perflint.findings import FileResult
+from ms_perflint.findings import FixSafety, Finding as Violation
 
 
 def is_marked_fixable(violation: Violation, unsafe_fixes: bool) -> bool:
@@ -49,7 +49,7 @@ def sorted_lines(results: Iterable[FileResult], unsafe_fixes: bool = False, colo
         if result.error is not None:
             error = result.error
             rows.append((result.path, error.cell or 0, error.line, error.column, format_error(result)))
-        for violation in result.violations:
+        for violation in result.findings:
             line = format_violation(result.path, violation, unsafe_fixes, color)
             rows.append((result.path, violation.cell or 0, violation.line, violation.column, line))
     return [row[4] for row in sorted(rows, key=lambda row: row[:4])]
@@ -57,13 +57,13 @@ def sorted_lines(results: Iterable[FileResult], unsafe_fixes: bool = False, colo
 
 def summary(results: Sequence[FileResult], unsafe_fixes: bool = False) -> str:
     """The closing line: how many findings, errors, and fixable ones (unsafe ones too with ``unsafe_fixes``)."""
-    findings = sum(len(result.violations) for result in results)
+    findings = sum(len(result.findings) for result in results)
     errors = sum(1 for result in results if result.error is not None)
     if not findings and not errors:
         return f"All checks passed! ({len(results)} file{'s' if len(results) != 1 else ''} checked)"
-    safe = sum(1 for r in results for v in r.violations if v.fix is not None and v.fix.safety is FixSafety.SAFE)
-    unsafe = sum(1 for r in results for v in r.violations if v.fix is not None and v.fix.safety is FixSafety.UNSAFE)
-    with_findings = sum(1 for result in results if result.violations)
+    safe = sum(1 for r in results for v in r.findings if v.fix is not None and v.fix.safety is FixSafety.SAFE)
+    unsafe = sum(1 for r in results for v in r.findings if v.fix is not None and v.fix.safety is FixSafety.UNSAFE)
+    with_findings = sum(1 for result in results if result.findings)
     checked = "" if with_findings == len(results) else f" of {len(results)}"
     parts = [f"Found {findings} finding{'s' if findings != 1 else ''} in {with_findings}{checked} file{'s' if with_findings != 1 or checked else ''}"]
     if errors:

@@ -28,7 +28,7 @@ from ms_perflint.analysis import analyse, module_name
 from ms_perflint.analysis.facts import facts_from_json
 from ms_perflint.findings import FileError
 from ms_perflint.project.roots import is_root
-from ms_perflint.sources import DEFAULT_MAX_FILE_SIZE, kind_of, load_unit, read_bytes, too_large
+from ms_perflint.sources import DEFAULT_MAX_FILE_SIZE, NOTEBOOK, NOTEBOOK_JSON_FACTOR, kind_of, load_unit, read_bytes, too_large
 from ms_perflint.sources.discovery import skipped_folder
 
 #: The cache layout's version; changes to the analysis are noticed by themselves (see ``_format``).
@@ -208,7 +208,8 @@ def extract_record(relative: str, path: str, kind: str, max_size: Optional[int] 
         size, mtime = status.st_size, status.st_mtime_ns
     except OSError:
         size, mtime = 0, 0
-    error = too_large(size, max_size) if data is None else None
+    factor = NOTEBOOK_JSON_FACTOR if kind == NOTEBOOK else 1
+    error = too_large(size, max_size * factor if max_size else None) if data is None else None
     if error is not None:
         return IndexedFile(kind, size, mtime, f"size:{size}:{mtime}", error=error)
     if data is None:

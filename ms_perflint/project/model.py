@@ -357,6 +357,9 @@ class Project:
             symbol = self.resolve(value.data, path)
             if symbol is not None and symbol.kind == "class":
                 yield symbol.path, symbol.name
+        elif value.kind == "op" and value.data == "ifexp":
+            for part in value.parts[1:]:
+                yield from self.instance_classes(path, part, scope, depth + 1)
 
     def function_of(self, symbol: Symbol) -> Optional[int]:
         """The scope index of a function symbol."""
@@ -407,7 +410,7 @@ class Project:
                 module_edges = edges.setdefault((path, 0), set())
                 module_edges.update((imported, 0) for imported in self.imports_of(path))
                 for index, scope in enumerate(facts.scopes):
-                    if scope.kind in (MAIN, CLASS) and scope.parent == 0:
+                    if scope.kind == CLASS and scope.parent == 0:  # class bodies run on import; __main__ does not
                         module_edges.add((path, index))
                 for call in facts.calls:
                     targets = self.targets(path, call)

@@ -28,6 +28,8 @@ class Coverage:
 
     mechanism: str
     deliberate_fp32: bool = False
+    #: Set by ``to_float``/``add_flags_recursive`` (as opposed to a dtype argument or operand casts).
+    by_cast: bool = False
 
 
 @dataclass
@@ -125,7 +127,10 @@ def _sites(project: Project, values: Values, scopes: Set[ScopeRef]) -> List[Matm
                 continue
             if site.kind == "layer":
                 _size(values, site, index)
-            site.operand_fp32 = any(v.cast == ms.FLOAT32 for v in call.args[:2])
+            operands = call.args[:2]
+            site.operand_fp32 = any(v.cast == ms.FLOAT32 for v in operands)
+            if site.kind != "layer" and operands and all(v.cast in ms.LOW_PRECISION for v in operands):
+                site.coverage = Coverage("operands cast to float16 right before it")
             sites.append(site)
     return sites
 
@@ -239,7 +244,8 @@ def _casts(project: Project, values: Values, training: Training, program: Progra
             dtype = _cast_dtype(values, path, call)
             if dtype is None:
                 continue
-            coverage = Coverage(f"{call.method or call.callee} at {path}:{call.line}", deliberate_fp32=dtype == FP32)
+            coverage = Coverage(f"{call.method or call.callee} at {path}:{call.line}", deliberate_fp32=dtype == FP32,
+                                by_cast=True)
             for target in _cast_targets(project, training, path, call):
                 if isinstance(target, tuple) and target in by_call:
                     by_call[target].coverage = by_call[target].coverage or coverage
@@ -257,9 +263,11 @@ def _casts(project: Project, values: Values, training: Training, program: Progra
                 precision.deliberate_fp32 = True
             else:
                 precision.levels.append(("O3", coverage.mechanism))
-    low = [s for s in precision.sites if s.coverage is not None and not s.coverage.deliberate_fp32
-           and s.coverage.mechanism != "an explicit dtype"]
-    precision.manual = bool(low) and not precision.has_mixed_precision
+    # Precision managed by hand: most MatMul layers are cast to float16 with to_float/add_flags_recursive
+    # (the model zoo's BERT with compute_type); the rest is then the author's choice.
+    cast = [s for s in precision.sites if s.coverage is not None and s.coverage.by_cast and not s.coverage.deliberate_fp32]
+    left = [s for s in precision.sites if s.coverage is None]
+    precision.manual = bool(cast) and len(cast) >= len(left) and not precision.has_mixed_precision
 
 
 @dataclass(frozen=True)

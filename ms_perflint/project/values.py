@@ -191,6 +191,14 @@ class Values:
             return result
         if op in ("==", "!=", "not", "and", "or") and value.parts:
             return self._logic(path, value, scope, depth)
+        if op == "[]" and len(value.parts) == 2:
+            return self._item(path, value, scope, depth)
+        if op == "tuple":
+            parts = [self.resolve(path, part, scope, depth + 1) for part in value.parts]
+            if not all(p.values for p in parts) or any(len(p.values) != 1 for p in parts):
+                return unknown()
+            return Resolution([Known(tuple(p.values[0].value for p in parts), where(path, value), "literal")],
+                              all(p.complete for p in parts))
         if op not in ("+", "-", "*", "//", "/", "%", "neg") or not value.parts:
             return unknown()
         operands = [self.resolve(path, part, scope, depth + 1) for part in value.parts]
@@ -203,6 +211,18 @@ class Values:
                 result.complete = False
                 continue
             result.values.append(Known(computed, combination[-1].where, combination[-1].source, value.text))
+        return result
+
+    def _item(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
+        """``sequence[i]`` for a known sequence and index."""
+        base = self.resolve(path, value.parts[0], scope, depth + 1)
+        position = value.parts[1].data
+        result = Resolution(complete=base.complete)
+        for known in base.values:
+            if isinstance(known.value, (tuple, list)) and -len(known.value) <= position < len(known.value):
+                result.values.append(Known(known.value[position], known.where, known.source, known.via))
+            else:
+                result.complete = False
         return result
 
     def _logic(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
@@ -298,9 +318,8 @@ class Values:
             return
         default = call.kwargs.get("default")
         action = call.kwargs.get("action")
-        if default is None and action is not None and action.kind == LIT and action.data in ("store_true", "store_false"):
-            values.setdefault(key, []).append(Known(action.data == "store_false", where(path, action), "argparse default"))
-            return
+        if action is not None and not (action.kind == LIT and action.data in ("store", None)):
+            return  # a switch (store_true, ...) exists to be flipped on the command line: its default is no config
         if default is not None and default.kind == LIT:
             values.setdefault(key, []).append(Known(default.data, where(path, default), "argparse default"))
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import List, Optional, Union
 
 from ms_perflint.findings import FileError, SourceText
+from ms_perflint.settings import DEFAULT_MAX_FILE_SIZE  # noqa: F401 -- the one definition, re-exported
 
 PYTHON = "python"
 NOTEBOOK = "notebook"
@@ -28,9 +29,8 @@ PYTHON_SUFFIXES = (".py",)
 NOTEBOOK_SUFFIXES = (".ipynb",)
 YAML_SUFFIXES = (".yaml", ".yml")
 SHELL_SUFFIXES = (".sh",)
-#: Files larger than this are not checked by default (``max-file-size``): libcst needs about
-#: 540 MB of memory per MB of source (measured with libcst 1.9), and real model code is far smaller.
-DEFAULT_MAX_FILE_SIZE = 2_000_000
+#: A notebook's JSON may be this many times the size limit (outputs, images) before it is not read at all.
+NOTEBOOK_JSON_FACTOR = 20
 
 
 def kind_of(path: str) -> Optional[str]:
@@ -126,12 +126,15 @@ def load_unit(path: str, data: bytes, kind: Optional[str] = None, max_size: Opti
     """Read ``data`` (the bytes of ``path``) as a unit of its kind; problems come back as ``Unit.error``."""
     kind = kind or kind_of(path) or PYTHON
     unit = Unit(path, kind)
-    unit.error = too_large(len(data), max_size)
+    # A notebook's JSON carries outputs (images): its limit is on the code it holds, checked once read.
+    unit.error = too_large(len(data), max_size * NOTEBOOK_JSON_FACTOR if kind == NOTEBOOK and max_size else max_size)
     if unit.error is not None:
         return unit
     try:
         if kind == NOTEBOOK:
             _load_notebook(unit, data)
+            if unit.error is None:
+                unit.error = too_large(len(unit.text.encode("utf-8", "surrogatepass")), max_size)
             return unit
         unit.source = decode_python(data) if kind == PYTHON else decode_utf8(data)
     except (UnicodeDecodeError, SyntaxError, LookupError) as error:

@@ -21,9 +21,8 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, TextIO, Tuple
 
-from ms_perflint.noqa import NOQA_INLINE, physical_lines, token_line_ranges
-from ms_perflint.results import FileResult
-from ms_perflint.settings import Settings
+from ms_perflint.sources.noqa import NOQA_INLINE, physical_lines, token_line_ranges
+from ms_perflint.findings import FileResult
 
 EXIT_CLEAN, EXIT_FINDINGS = 0, 1
 
@@ -171,73 +170,75 @@ def add_noqa_to_config_text(text: str, findings: Sequence[Tuple[int, str]]) -> N
 # --------------------------------------------------------------------------- files
 
 
-def add_noqa_to_file(path: str, settings: Settings) -> Tuple[FileResult, NoqaOutcome, Optional[str]]:
-    """Lint ``path`` and write noqa comments for its findings; returns the lint result, the outcome and a write problem."""
-    from ms_perflint.engine import lint_source, read_bytes
-    from ms_perflint.writer import WriteRefused, encode_source, write_atomic
-
-    data = read_bytes(path)
-    if not isinstance(data, bytes):
-        return FileResult(path, error=data), NoqaOutcome(""), None
-    result = lint_source(data, path, settings)
-    if result.error is not None or not result.violations or result.source is None:
-        return result, NoqaOutcome(result.source.text if result.source else ""), None
-    outcome = add_noqa_to_text(result.source.text, [(v.line, v.code) for v in result.violations])
-    if outcome.added == 0:
-        return result, outcome, None
-    try:
-        write_atomic(path, encode_source(outcome.text, result.source), expected=data)
-    except (WriteRefused, UnicodeEncodeError) as error:
-        outcome.added = 0
-        return result, outcome, f"not written: {error}"
-    return result, outcome, None
-
-
-def add_noqa_to_config_file(result: FileResult) -> Tuple[NoqaOutcome, Optional[str]]:
-    """Write noqa comments for a YAML config's findings (``result`` from the project's config scan)."""
-    from ms_perflint.writer import WriteRefused, write_atomic
-
-    try:
-        with open(result.path, "rb") as handle:
-            data = handle.read()
-        text = data.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        return NoqaOutcome(""), f"not written: {error}"
-    outcome = add_noqa_to_config_text(text, [(v.line, v.code) for v in result.violations])
-    if outcome.added:
-        try:
-            write_atomic(result.path, outcome.text.encode("utf-8"), expected=data)
-        except WriteRefused as error:
-            outcome.added = 0
-            return outcome, f"not written: {error}"
-    return outcome, None
-
-
-def add_noqa_to_files(
-    paths: Sequence[str], settings: Settings, err: TextIO = sys.stderr, config_results: Sequence[FileResult] = (),
-) -> int:
+def add_noqa(session, paths: Sequence[str], err: TextIO = sys.stderr) -> int:
     """The ``--add-noqa`` run: 0 when every finding is now suppressed, 1 when some file could not be handled.
 
-    ``config_results`` are the findings in YAML configs (project mode); their lines get comments too.
+    Python files, notebooks (comments go into the cells) and YAML configs alike; each file
+    is written with the atomic writer, only if unchanged since it was read.
     """
     added = 0
     failed = False
-    for result in config_results:
-        outcome, problem = add_noqa_to_config_file(result)
+    for result in session.check(paths):
+        if result.error is not None:
+            error = result.error
+            err.write(f"{result.path}:{error.line}:{error.column + 1}: {error.kind}: {error.message}\n")
+            failed = True
+            continue
+        if not result.findings:
+            continue
+        outcome, problem = _add_noqa_to_file(session, result)
         for note in outcome.problems + ([problem] if problem else []):
             err.write(f"ms-perflint: warning: {result.path}:{note}\n")
             failed = True
         added += outcome.added
-    for path in paths:
-        if path.lower().endswith(".ipynb"):
-            continue  # a notebook's cells are JSON strings; comments are added in the notebook editor
-        result, outcome, problem = add_noqa_to_file(path, settings)
-        if result.error is not None:
-            err.write(f"{path}:{result.error.line}:{result.error.column + 1}: {result.error.kind}: {result.error.message}\n")
-            failed = True
-        for note in outcome.problems + ([problem] if problem else []):
-            err.write(f"ms-perflint: warning: {path}:{note}\n")
-            failed = True
-        added += outcome.added
     err.write(f"Added {added} noqa directive{'s' if added != 1 else ''}.\n")
     return EXIT_FINDINGS if failed else EXIT_CLEAN
+
+
+def _add_noqa_to_file(session, result: FileResult) -> Tuple[NoqaOutcome, Optional[str]]:
+    from ms_perflint.fix.writer import WriteRefused, encode_source, write_atomic
+    from ms_perflint.sources import load_unit
+
+    data = session.read(result.path)
+    if not isinstance(data, bytes):
+        return NoqaOutcome(""), "not read"
+    unit = load_unit(result.path, data, result.kind, None)
+    if result.kind == "yaml":
+        outcome = add_noqa_to_config_text(unit.text, [(f.line, f.code) for f in result.findings])
+    elif result.kind == "notebook":
+        findings = [(_virtual_line(unit.virtual, f.cell, f.line), f.code) for f in result.findings]
+        outcome = add_noqa_to_text(unit.text, [f for f in findings if f[0]])
+    else:
+        outcome = add_noqa_to_text(unit.text, [(f.line, f.code) for f in result.findings])
+    if outcome.added == 0:
+        return outcome, None
+    try:
+        if result.kind == "notebook":
+            new = _notebook_bytes(unit, outcome.text)
+        else:
+            new = encode_source(outcome.text, unit.source)
+        write_atomic(result.path, new, expected=data)
+    except (WriteRefused, UnicodeEncodeError, ValueError) as error:
+        outcome.added = 0
+        return outcome, f"not written: {error}"
+    return outcome, None
+
+
+def _virtual_line(virtual, cell: Optional[int], line: int) -> int:
+    """The virtual module's line for ``line`` of ``cell`` (0 when not found)."""
+    for index, origin in enumerate(virtual.origins, start=1):
+        if origin == (cell, line):
+            return index
+    return 0
+
+
+def _notebook_bytes(unit, text: str) -> bytes:
+    import codecs
+
+    from ms_perflint.sources.notebook import NotebookFixError, changed_sources, replace_sources
+
+    try:
+        document = replace_sources(unit.notebook, changed_sources(text, unit.notebook.cells))
+    except NotebookFixError as error:
+        raise ValueError(str(error)) from None
+    return (codecs.BOM_UTF8 if unit.notebook.bom else b"") + document.encode("utf-8")

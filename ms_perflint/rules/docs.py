@@ -1,7 +1,7 @@
 """Rule documentation rendered from the rules' own metadata (never written twice).
 
-``python -m ms_perflint.docs`` rewrites ``docs/rules/*.md``; ``--explain`` prints the
-same text; a test fails when the committed pages differ from what this renders.
+``python -m ms_perflint.docs_build`` writes ``docs/rules/*.md`` with it; ``--explain``
+prints the same text; a test fails when the committed pages differ from what this renders.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 from typing import List, Type
 
-from ms_perflint.rule import FixAvailability, Rule
+from ms_perflint.findings import FixAvailability
+from ms_perflint.rules.base import Rule
 
 _FIX_LABEL = {
     FixAvailability.ALWAYS: "Fix is always available.",
@@ -51,6 +52,14 @@ def render_rule(rule: Type[Rule]) -> str:
         "",
         docs.section("fix_safety"),
         "",
+    ]
+    if docs.programs:
+        parts += ["## Which programs", "", docs.section("programs"), ""]
+    if docs.silent_on:
+        parts += ["## Not reported", "", docs.section("silent_on"), ""]
+    if docs.precision:
+        parts += ["## Precision on real code", "", docs.section("precision"), ""]
+    parts += [
         "## Options",
         "",
     ]
@@ -78,17 +87,3 @@ def write_rule_pages(folder: Path) -> List[Path]:
         path.write_text(render_rule(rule), encoding="utf-8")
         written.append(path)
     return written
-
-
-if __name__ == "__main__":  # pragma: no cover - exercised by the docs-in-sync test
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "docs" / "rules"
-    for page in write_rule_pages(target):
-        print(page)
-    if len(sys.argv) == 1:  # rule options also appear in the configuration reference of docs/usage.md
-        from ms_perflint.config import update_reference, usage_document
-
-        update_reference(usage_document())
-        print(usage_document())
-        from ms_perflint import fix_docs  # docs/fixes.md's per-rule table comes from the rules' fixes
-
-        fix_docs.main()
