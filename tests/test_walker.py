@@ -9,7 +9,7 @@ import libcst as cst
 import pytest
 
 from ms_perflint.rules import ALL_RULES
-from ms_perflint.walker import walk
+from ms_perflint.analysis.walker import walk
 from tests.conftest import FIXTURES, REPO
 
 #: One module using as much syntax as libcst 1.x parses, so every node type's child order is checked.
