@@ -53,7 +53,9 @@ def render_full(results: Sequence[FileResult], options: ReportOptions = ReportOp
 
 
 def _finding_snippet(source: SourceLines, finding: Finding, options: ReportOptions) -> List[str]:
-    end_line, end_column = (finding.end_line, finding.end_column) if finding.end_line else (finding.line, finding.column)
+    end_line, end_column = finding.end_line, finding.end_column
+    if not end_line:
+        end_line, end_column = finding.line, finding.column
     lines = _snippet(source, finding.cell, finding.line, finding.column, end_line, end_column, finding.code, options)
     if lines and finding.fix is not None:
         lines.append(" " * (len(lines[0]) - 1) + "= help: " + finding.fix.description)
