@@ -10,12 +10,13 @@ place, then its notices. Each object has
 - ``fix``: null, or ``{"applicability": "safe"|"unsafe", "message", "edits"}``;
 - ``url``: the rule's docs page (:func:`~ms_perflint.output.report.rule_url`).
 
-A fix's ``edits`` are its text edits, each ``{"content", "location",
-"end_location"}`` in the same rows and columns (an insertion starts and ends at
-one place). They are computed from the fix's data alone (see
-:mod:`ms_perflint.output.locate`); nothing is linted again. A notebook's edits
-add ``"cell"``: an edit can be in another cell than its finding (an import in
-the first cell). A result without source text gives its fixes no edits.
+A fix's ``edits`` are its text edits, by place (the order the fixer applies
+them in), each ``{"content", "location", "end_location"}`` in the same rows and
+columns (an insertion starts and ends at one place). They are computed from the
+fix's data alone (see :mod:`ms_perflint.output.locate`); nothing is linted
+again. A notebook's edits add ``"cell"``: an edit can be in another cell than
+its finding (an import in the first cell). A result without source text gives
+its fixes no edits.
 
 A file that could not be checked is an object whose ``code`` is null, whose
 ``name`` is the error kind (``SyntaxError``, ``DecodeError``, ``ReadError``,
@@ -30,7 +31,7 @@ import json
 from typing import Any, Dict, List, Optional, Sequence
 
 from ms_perflint.findings import FileResult, Finding
-from ms_perflint.output.locate import EditLocator, Position
+from ms_perflint.output.locate import EditLocator, Position, applied_order
 from ms_perflint.output.report import ReportOptions, rule_for, rule_url
 
 
@@ -81,7 +82,7 @@ def _fix_object(finding: Finding, locator: Optional[EditLocator]) -> Optional[Di
         return None
     edits = []
     if locator is not None and locator.usable:
-        for edit in fix.edits:
+        for edit in applied_order(fix):
             start, end = locator.span(edit)
             item: Dict[str, Any] = {"content": edit.new, "location": _at(start), "end_location": _at(end)}
             if start.cell is not None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
-from ms_perflint.findings import FileResult, LineIndex, TextEdit
+from ms_perflint.findings import FileResult, Fix, LineIndex, TextEdit
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,12 @@ class EditLocator:
         assert self.origins is not None
         last = max(origin[1] for origin in self.origins if origin is not None and origin[0] == cell)
         return Position(last + 1, 1, cell)
+
+
+def applied_order(fix: Fix) -> List[TextEdit]:
+    """A fix's edits in the order the one writer applies them (``ms_perflint.fix.edits.apply_edits``):
+    by place, identical edits once, two insertions at one point by their text."""
+    return sorted(set(fix.edits), key=lambda edit: (edit.start, edit.end, edit.new))
 
 
 class SourceLines:

@@ -28,7 +28,7 @@ from urllib.parse import quote
 
 from ms_perflint import __version__
 from ms_perflint.findings import FileResult, Finding
-from ms_perflint.output.locate import EditLocator
+from ms_perflint.output.locate import EditLocator, applied_order
 from ms_perflint.output.report import ReportOptions, rule_url
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -115,7 +115,7 @@ def _result(path: str, finding: Finding, index: Optional[int], locator: Optional
     fix = finding.fix
     if fix is not None and locator is not None and locator.usable and fix.edits:
         replacements = []
-        for edit in fix.edits:
+        for edit in applied_order(fix):
             start, end = locator.span(edit)
             region = {"startLine": start.row, "startColumn": start.column, "endLine": end.row, "endColumn": end.column}
             replacements.append({"deletedRegion": region, "insertedContent": {"text": edit.new}})
