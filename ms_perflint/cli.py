@@ -48,7 +48,7 @@ def _job_count(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser, grouped as users read ``--help``."""
-    from ms_perflint.output.report import FORMATS
+    from ms_perflint.output.report import COLOR_CHOICES, FORMATS
 
     parser = argparse.ArgumentParser(prog="ms-perflint", description="Find (and fix) MindSpore code that is slow on Ascend.")
     parser.add_argument("paths", nargs="*", metavar="PATH",
@@ -65,7 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     output.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     output.add_argument("--allow-no-paths", action="store_true",
                         help="exit 0, checking nothing, when no PATH is given (the pre-commit hooks pass this)")
-    output.add_argument("--output-format", choices=FORMATS, default="text", help="how findings are written (default: text)")
+    output.add_argument("--output-format", choices=list(FORMATS), default="text", help="how findings are written (default: text)")
+    output.add_argument("--color", choices=COLOR_CHOICES, default="auto",
+                        help="colour the text output: auto (a terminal, unless NO_COLOR; FORCE_COLOR forces it), always, never")
     output.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE instead of standard output")
     output.add_argument("--statistics", action="store_true", help="print how often each code was reported, not the findings")
     output.add_argument("--explain", metavar="CODE", help="print the documentation of a rule (e.g. MSP103) and exit")
@@ -327,19 +329,17 @@ def _plural(count: int, word: str, plural: Optional[str] = None) -> str:
 
 def write_report(results: list, args: argparse.Namespace) -> None:
     """Write the findings in ``--output-format`` to ``--output-file`` or standard output."""
-    from ms_perflint.output.report import use_color, write_report as write
-    from ms_perflint.settings import Settings
+    from ms_perflint.output.report import notices, use_color, write_report as write
 
-    for result in results:
-        for notice in result.notices:
-            print(f"ms-perflint: warning: {result.path}: {notice}", file=sys.stderr)
+    for line in notices(results):
+        print(f"ms-perflint: warning: {line}", file=sys.stderr)
     options = dict(quiet=args.quiet, show_statistics=args.statistics, unsafe_fixes=args.unsafe_fixes)
     if not args.output_file:
-        write(results, sys.stdout, args.output_format, Settings(), color=use_color(sys.stdout), **options)
+        write(results, sys.stdout, args.output_format, color=use_color(sys.stdout, args.color), **options)
         return
     try:
         with open(args.output_file, "w", encoding="utf-8") as stream:
-            write(results, stream, args.output_format, Settings(), **options)
+            write(results, stream, args.output_format, **options)
     except OSError as error:
         raise UsageError(f"{args.output_file}: cannot write the report: {error.strerror or error}") from None
 
