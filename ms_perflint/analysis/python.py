@@ -63,7 +63,7 @@ MAX_VALUE_DEPTH = 40
 def extract_python(module: cst.Module, text: str, module_name: str, is_package: bool = False) -> PythonFacts:
     """The facts of a parsed module whose source is ``text``."""
     collector = _Collector(module, text, module_name, is_package)
-    walk(module, collector)
+    walk(module, collector, skip_layout=True)
     return collector.finish()
 
 
@@ -95,6 +95,8 @@ class _Collector(cst.CSTVisitor):
         self.loop_nodes: Dict[int, cst.CSTNode] = {}
         self.class_nodes: Dict[str, cst.CSTNode] = {}
         self.depth = 0
+        #: Node type -> its ``visit_`` handler (or None), looked up once per type.
+        self._handlers: Dict[type, object] = {}
 
     # --- context ---------------------------------------------------------------------------
 
@@ -104,7 +106,10 @@ class _Collector(cst.CSTVisitor):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.ancestors.append(node)
-        handler = getattr(self, "visit_" + type(node).__name__, None)
+        kind = type(node)
+        handler = self._handlers.get(kind, _NO_HANDLER)
+        if handler is _NO_HANDLER:
+            handler = self._handlers[kind] = getattr(self, "visit_" + kind.__name__, None)
         if handler is not None:
             return handler(node) is not False
         return True
@@ -706,6 +711,7 @@ class _Collector(cst.CSTVisitor):
 # --- helpers ----------------------------------------------------------------------------------
 
 _NOT_LITERAL = object()
+_NO_HANDLER = object()
 
 
 def _literal(node: cst.BaseExpression) -> Any:

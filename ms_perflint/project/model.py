@@ -120,6 +120,7 @@ class Project:
         self._callers: Optional[Dict[ScopeRef, List[Tuple[str, Call]]]] = None
         self._instances: Dict[Tuple[str, int, int], FrozenSet[ClassRef]] = {}
         self._memo: Dict[object, object] = {}
+        self._qualified: Dict[Tuple[str, str], str] = {}
 
     # --- names --------------------------------------------------------------------------------
 
@@ -243,14 +244,21 @@ class Project:
 
     def qualified(self, path: str, call: Call) -> str:
         """The catalogue name of a call's callee ("" when it is a project definition or unnamed)."""
-        if not call.callee or call.callee.startswith("self."):
+        callee = call.callee
+        if not callee or callee.startswith("self."):
             return ""
-        head = call.callee.split(".", 1)[0]
+        head = callee.split(".", 1)[0]
         if head not in ms.MINDSPORE_PACKAGES:
             return ""
-        if head != "mindspore" and self._in_project(call.callee, path):
-            return ""  # the linted package's own definition (mindcv linted as a project)
-        return ms.canonical_name(call.callee)
+        key = (path, callee)
+        found = self._qualified.get(key)
+        if found is None:
+            if head != "mindspore" and self._in_project(callee, path):
+                found = ""  # the linted package's own definition (mindcv linted as a project)
+            else:
+                found = ms.canonical_name(callee)
+            self._qualified[key] = found
+        return found
 
     def targets(self, path: str, call: Call) -> Tuple[ScopeRef, ...]:
         """The scopes a call enters."""
@@ -579,15 +587,24 @@ class Project:
         """``(path, call, kind)`` of every training call the program runs."""
         found = []
         for path in sorted(program.files):
-            facts = self.python.get(path)
-            if facts is None:
-                continue
-            for call in facts.calls:
+            for call, kind in self._training_calls_of(path):
                 if (path, call.scope) in program.scopes:
+                    found.append((path, call, kind))
+        return found
+
+    def _training_calls_of(self, path: str) -> List[Tuple[Call, str]]:
+        """Every training call written in ``path``, with its kind (once per file)."""
+        key = ("training-calls", path)
+        if key not in self._memo:
+            facts = self.python.get(path)
+            calls = []
+            for call in facts.calls if facts is not None else ():
+                if call.method or call.callee:
                     kind = self.training_kind(path, call)
                     if kind is not None:
-                        found.append((path, call, kind))
-        return found
+                        calls.append((call, kind))
+            self._memo[key] = calls
+        return self._memo[key]  # type: ignore[return-value]
 
     def training_programs(self) -> List[Program]:
         """Programs that train."""

@@ -124,15 +124,13 @@ class Session:
         return [results[path] for path in paths]
 
     def _check_project(self, root: str, members: Sequence[str]) -> Dict[str, FileResult]:
-        from ms_perflint.project.model import Project
-        from ms_perflint.run.lint import decide, enabled_union
+        from ms_perflint.run.lint import enabled_union
 
         index = self.index(root)
         self._apply_overlay(index)
-        project = Project(index.root, index.facts())
         settings_for = lambda relative: self.settings_for(index.absolute(relative))  # noqa: E731
         rules = enabled_union(self.settings_for(path) for path in members)
-        raw = decide(project, settings_for, rules)
+        raw = self._decisions(index, rules, settings_for)
         results: Dict[str, FileResult] = {}
         for path in members:
             relative = index.relative(path)
@@ -142,6 +140,23 @@ class Session:
                 continue
             results[path] = self._finish(path, record.kind, record.error, raw.get(relative, []))
         return results
+
+    def _decisions(self, index, rules, settings_for):
+        """The rules' raw findings for the project: stored ones when nothing changed, else decided afresh."""
+        from ms_perflint.project.model import Project
+        from ms_perflint.run import decisions
+        from ms_perflint.run.lint import decide
+
+        folders = {relative.rpartition("/")[0] for relative in index.files}
+        settings_keys = [settings_for(f"{folder}/_" if folder else "_").cache_key() for folder in folders]
+        cache = self.options.cache_folder if not self.overlay else None
+        wanted = decisions.key(index.digest(), [rule.code for rule in rules], settings_keys)
+        stored = decisions.load(cache, index.root, wanted)
+        if stored is not None:
+            return stored
+        raw = decide(Project(index.root, index.facts()), settings_for, rules)
+        decisions.store(cache, index.root, wanted, raw)
+        return raw
 
     def _apply_overlay(self, index) -> None:
         """Files whose text this session holds (an editor buffer, a fix in progress) replace the disk."""
