@@ -409,7 +409,7 @@ def repo_relative(filename: str, checkout: Path) -> str:
         (os.path.realpath(checkout), os.path.realpath(path)),
     ):
         relative = os.path.relpath(target, base)
-        if not relative.startswith(".."):
+        if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
             return relative.replace(os.sep, "/")
     return filename.replace("\\", "/")
 
@@ -674,10 +674,15 @@ def score(result: RunResult, labels: Dict[str, Label], size: int, seed: int) -> 
         for finding in result.findings:
             if finding.code == code:
                 per_repo[finding.repo] = per_repo.get(finding.repo, 0) + 1
-        decided = [(f, labels[f.fingerprint]) for f in sampled if f.fingerprint in labels and labels[f.fingerprint].verdict]
-        undecided = [f for f in sampled if not (f.fingerprint in labels and labels[f.fingerprint].verdict)]
+        decided = [(f, labels[f.fingerprint]) for f in sampled if _has_verdict(labels, f)]
+        undecided = [f for f in sampled if not _has_verdict(labels, f)]
         scores.append(RuleScore(code, sum(per_repo.values()), per_repo, sampled, decided, undecided))
     return scores
+
+
+def _has_verdict(labels: Dict[str, Label], finding: Finding) -> bool:
+    label = labels.get(finding.fingerprint)
+    return label is not None and label.verdict != ""
 
 
 def unused_labels(result: RunResult, labels: Dict[str, Label], scores: Sequence[RuleScore]) -> Tuple[int, int]:
@@ -1099,8 +1104,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _dispatch(args)
     except BenchError as error:
         lines = str(error).splitlines()
-        text = lines[0] if len(lines) == 1 else "\n".join(["", *(f"  {line}" for line in lines)])
-        print(f"run.py: error: {text}", file=sys.stderr)
+        text = f" {lines[0]}" if len(lines) == 1 else "".join(f"\n  {line}" for line in lines)
+        print(f"run.py: error:{text}", file=sys.stderr)
         return 2
 
 
