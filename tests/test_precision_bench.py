@@ -422,3 +422,13 @@ def test_a_failing_linter_or_a_bad_labels_file_is_reported_without_a_traceback(t
 def test_score_without_a_saved_run_says_to_run_first(tmp_path, capsys):
     assert bench.main(["score", "--results", str(tmp_path / "none.json"), "--labels", str(tmp_path / "l.toml")]) == 2
     assert "no saved findings; run `run.py run --set development` first" in capsys.readouterr().err
+
+
+def test_the_held_out_set_is_never_written_into_the_docs(tmp_path, capsys):
+    assert bench.main(["score", "--set", "heldout", "--write-docs", "--docs", str(tmp_path / "p.md")]) == 2
+    assert "--write-docs reports the development set only" in capsys.readouterr().err
+    assert not (tmp_path / "p.md").exists()
+
+
+def test_the_linter_source_is_only_looked_up_for_a_python_module_command():
+    assert bench.linter_source(["ms-perflint"]) == ""
