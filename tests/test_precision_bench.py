@@ -231,7 +231,8 @@ def test_scoring_counts_verdicts_and_precision_is_act_over_labelled(tmp_path):
 @pytest.mark.parametrize(
     "text, expected",
     [
-        ('[[label]]\nfingerprint = "ab"\nverdict = "maybe"\nwhy = "x"\n', "label 1 (ab): verdict 'maybe' is not one of"),
+        ('[[label]]\nfingerprint = "ab"\nverdict = "maybe"\nwhy = "x"\n',
+         "label 1 (ab): verdict 'maybe' is not one of"),
         ('[[label]]\nfingerprint = "ab"\nverdict = "act"\nwhy = ""\n', "label 1 (ab): `why` must say"),
         ('[[label]]\nverdict = "act"\nwhy = "x"\n', "label 1: `fingerprint` is missing"),
         ('[[label]]\nfingerprint = "ab"\nverdit = "act"\n', "unknown key(s) verdit"),
@@ -261,7 +262,9 @@ def test_a_label_stub_is_valid_toml_for_any_source_line(tmp_path):
 
 def test_docs_rewrite_replaces_only_the_generated_section(tmp_path):
     page = tmp_path / "precision.md"
-    page.write_text(f"# Intro\nhand text\n\n{bench.DOCS_START}\nold numbers\n{bench.DOCS_END}\n\n## After\nmore hand text\n")
+    page.write_text(
+        f"# Intro\nhand text\n\n{bench.DOCS_START}\nold numbers\n{bench.DOCS_END}\n\n## After\nmore hand text\n"
+    )
     result = run_result(numbered("MSP101", 3), repos=("o/r", "o/other"))
     labels = {"MSP101-1": bench.Label("MSP101-1", "wrong", "a | pipe")}
     section = bench.docs_section(result, bench.score(result, labels, 50, 1), 50, 1)
@@ -367,7 +370,8 @@ def test_run_show_and_score_end_to_end(tmp_path, capsys):
              "fix": {"applicability": "safe", "message": "Add async_save=True", "edits": []}},
         ],
         "beta": [
-            {"code": "MSP102", "message": "dim 3", "filename": "course.ipynb", "cell": 1, "location": {"row": 2, "column": 5}},
+            {"code": "MSP102", "message": "dim 3", "filename": "course.ipynb", "cell": 1,
+             "location": {"row": 2, "column": 5}},
             {"code": None, "name": "SyntaxError", "message": "SyntaxError: x", "filename": "bad.py",
              "location": {"row": 1, "column": 1}},
         ],

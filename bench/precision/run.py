@@ -351,7 +351,9 @@ def parse_linter_output(
         entries = json.loads(text)
     except ValueError as error:
         start = text.strip()[:200] or "(nothing)"
-        raise BenchError(f"the linter's output for {repo} is not valid JSON ({error}); it starts with: {start}") from None
+        raise BenchError(
+            f"the linter's output for {repo} is not valid JSON ({error}); it starts with: {start}"
+        ) from None
     if not isinstance(entries, list):
         raise BenchError(f"the linter's output for {repo} is not a JSON list of findings")
     findings, not_checked, malformed = [], [], 0
@@ -447,7 +449,7 @@ def default_linter_command() -> List[str]:
 
 
 def parse_command(text: str) -> List[str]:
-    """Split ``--linter-command``; a program given as a relative path is made absolute (the linter runs in the checkout)."""
+    """Split ``--linter-command``; a relative program path is made absolute, as the linter runs in the checkout."""
     try:
         command = shlex.split(text)
     except ValueError as error:
@@ -762,7 +764,9 @@ def text_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(lines)
 
 
-def report(result: RunResult, scores: Sequence[RuleScore], labels: Dict[str, Label], size: int, seed: int, verbose: bool) -> str:
+def report(
+    result: RunResult, scores: Sequence[RuleScore], labels: Dict[str, Label], size: int, seed: int, verbose: bool
+) -> str:
     """The summary ``run`` and ``score`` print."""
     out = [
         f"Precision benchmark, {result.set_name} set: {len(result.repos)} repositories, {result.linter}, "
@@ -845,7 +849,10 @@ def show(
         f"{_display(labels_path)} and fill in verdict and why (bench/precision/README.md says how); "
         "`ms-perflint --explain CODE` prints what a rule claims."
     )
-    blocks = [_show_one(result, sources, finding, f"{code} {number}/{count}", context) for code, number, count, finding in todo]
+    blocks = [
+        _show_one(result, sources, finding, f"{code} {number}/{count}", context)
+        for code, number, count, finding in todo
+    ]
     return "\n".join([intro, *blocks])
 
 
@@ -1089,39 +1096,53 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--set", choices=SETS, default="development",
                         help="which repositories (default: development; heldout only when asked)")
-    common.add_argument("--sample", type=_positive, default=50, metavar="N", help="findings sampled per rule (default: 50)")
-    common.add_argument("--seed", type=int, default=1, help="sampling seed (default: 1)")
-    common.add_argument("--labels", type=Path, help="labels file (default: bench/precision/labels.toml)")
-    common.add_argument("--results", type=Path, help="saved findings (default: bench/precision/.results/findings.json)")
+    common.add_argument("--sample", type=_positive, default=50, metavar="N",
+                        help="findings sampled per rule (default: 50)")
+    common.add_argument("--seed", type=int, default=1, metavar="S", help="sampling seed (default: 1)")
+    common.add_argument("--labels", type=Path, metavar="FILE", help="labels file (default: bench/precision/labels.toml)")
+    common.add_argument("--results", type=Path, metavar="FILE",
+                        help="saved findings (default: bench/precision/.results/findings.json)")
     common.add_argument("--manifest", type=Path, default=MANIFEST, help=argparse.SUPPRESS)
+
     scoring = argparse.ArgumentParser(add_help=False)
     scoring.add_argument("--check", action="store_true",
                          help="exit 1 when a rule is under --min-precision or a sampled finding has no verdict")
-    scoring.add_argument("--min-precision", type=float, default=0.80, metavar="P", help="the bar for --check (default: 0.80)")
-    scoring.add_argument("--write-docs", action="store_true", help="rewrite the generated section of docs/precision.md")
+    scoring.add_argument("--min-precision", type=float, default=0.80, metavar="P",
+                         help="the bar for --check (default: 0.80)")
+    scoring.add_argument("--write-docs", action="store_true",
+                         help="rewrite the generated section of docs/precision.md")
     scoring.add_argument("--docs", type=Path, default=DOCS, help=argparse.SUPPRESS)
-    scoring.add_argument("-v", "--verbose", action="store_true", help="also list unlabelled findings and files not checked")
+    scoring.add_argument("-v", "--verbose", action="store_true",
+                         help="also list unlabelled findings and files not checked")
 
     parser = argparse.ArgumentParser(prog="run.py", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run = commands.add_parser("run", parents=[common, scoring], help="lint the repositories, sample, score, print")
-    run.add_argument("--checkouts", metavar="DIR", help="folder with one checkout per repository (owner+repo or repo); "
-                     "default: clone into bench/precision/.checkouts/")
-    run.add_argument("--linter-command", metavar="CMD", help='command prefix of the linter (default: "python -m ms_perflint" '
-                     "with this interpreter)")
-    run.add_argument("--timeout", type=float, default=1800, metavar="S", help="seconds the linter may take per repository")
-    show_parser = commands.add_parser("show", parents=[common], help="print the sampled findings that have no verdict yet")
-    show_parser.add_argument("--code", action="append", default=[], metavar="CODE", help="only this rule (repeatable)")
-    show_parser.add_argument("--context", type=int, default=8, metavar="N", help="source lines before and after (default: 8)")
+    run.add_argument("--checkouts", metavar="DIR",
+                     help="folder with one checkout per repository (owner+repo or repo); "
+                          "default: clone into bench/precision/.checkouts/")
+    run.add_argument("--linter-command", metavar="CMD",
+                     help='command prefix of the linter (default: "python -m ms_perflint" with this interpreter)')
+    run.add_argument("--timeout", type=float, default=1800, metavar="S",
+                     help="seconds the linter may take per repository (default: 1800)")
+    show_parser = commands.add_parser("show", parents=[common],
+                                      help="print the sampled findings that have no verdict yet")
+    show_parser.add_argument("--code", action="append", default=[], metavar="CODE",
+                             help="only this rule (repeatable)")
+    show_parser.add_argument("--context", type=int, default=8, metavar="N",
+                             help="source lines before and after (default: 8)")
     show_parser.add_argument("--limit", type=int, default=0, metavar="N", help="print at most N findings")
     commands.add_parser("score", parents=[common, scoring], help="score the saved findings again (no re-lint)")
     return parser
 
 
 def _positive(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
     return value
 
 
