@@ -1099,7 +1099,8 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--sample", type=_positive, default=50, metavar="N",
                         help="findings sampled per rule (default: 50)")
     common.add_argument("--seed", type=int, default=1, metavar="S", help="sampling seed (default: 1)")
-    common.add_argument("--labels", type=Path, metavar="FILE", help="labels file (default: bench/precision/labels.toml)")
+    common.add_argument("--labels", type=Path, metavar="FILE",
+                        help="labels file (default: bench/precision/labels.toml)")
     common.add_argument("--results", type=Path, metavar="FILE",
                         help="saved findings (default: bench/precision/.results/findings.json)")
     common.add_argument("--manifest", type=Path, default=MANIFEST, help=argparse.SUPPRESS)
