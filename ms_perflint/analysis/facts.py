@@ -25,7 +25,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 LIT = "lit"  # data: a Python literal (int, float, str, bool, None, a tuple of them, or a dict display of them)
 REF = "ref"  # data: a canonical qualified name or a project reference (``src.config.NUM_CLASSES``)
-CFG = "cfg"  # data: a config key (``args.amp_level``, ``cfg["amp_level"]``); parts: the default, if any
+CFG = "cfg"  # data: a config key (``args.amp_level``, ``cfg["amp_level"]``); parts: (the object read, the default)
 PARAM = "param"  # data: a parameter name of the scope the value is read in
 CALL = "call"  # data: the id of a recorded call (its result)
 SELF = "self"  # data: an attribute of ``self`` (``fc`` for ``self.fc``)

@@ -560,16 +560,20 @@ class _Collector(cst.CSTVisitor):
             base = self.value_of(node.value)
             return self._placed(Value(CFG, node.attr.value, root=_short(base.text or "")), node)
         head, _, rest = dotted.partition(".")
+        root, _, key = dotted.rpartition(".")
         if head == self._self_name():
             parts = rest.split(".")
             if len(parts) == 1:
                 return self._placed(Value(SELF, rest), node)
-            return self._placed(Value(CFG, parts[-1], root="self." + ".".join(parts[:-1])), node)
+            owner = self.value_of(node.value)  # self.config.hidden_size: an attribute of what self.config holds
+            return self._placed(Value(CFG, key, (owner,), root=root), node)
         if not self._is_local(head) and head not in self.facts.constants:
             resolved = self.names.resolve(dotted)
             if resolved is not None:
                 return self._placed(Value(REF, resolved), node)
-        root, _, key = dotted.rpartition(".")
+        owner = self.value_of(node.value)
+        if owner.kind in (CALL, PARAM, SELF, CFG):
+            return self._placed(Value(CFG, key, (owner,), root=root), node)  # config.hidden_size of a known object
         return self._placed(Value(CFG, key, root=root), node)
 
     def _call_value(self, node: cst.Call) -> Value:
@@ -586,8 +590,8 @@ class _Collector(cst.CSTVisitor):
             return cast
         if call is not None and call.method == "get" and call.args and call.args[0].kind == LIT \
                 and isinstance(call.args[0].data, str) and call.receiver is not None and call.receiver.kind != REF:
-            default = call.args[1:2]
-            return self._placed(Value(CFG, call.args[0].data, tuple(default), root=call.receiver.text), node)
+            default = call.args[1] if len(call.args) > 1 else unknown()
+            return self._placed(Value(CFG, call.args[0].data, (call.receiver, default), root=call.receiver.text), node)
         if call is None:
             inner = [self.value_of(a.value) for a in node.args if not a.star]
             return self._placed(Value(UNKNOWN, cast=_first_cast(inner)), node)

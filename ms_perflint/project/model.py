@@ -368,6 +368,22 @@ class Project:
         elif value.kind == "op" and value.data == "ifexp":
             for part in value.parts[1:]:
                 yield from self.instance_classes(path, part, scope, depth + 1)
+        elif value.kind == PARAM:
+            yield from self._argument_instances(path, value.data, scope, depth)
+
+    def _argument_instances(self, path: str, name: str, scope: int, depth: int) -> Iterator[ClassRef]:
+        """What the callers of the function holding ``scope`` pass for its parameter ``name``."""
+        scopes = self.python[path].scopes
+        while 0 <= scope < len(scopes) and name not in scopes[scope].params and scopes[scope].parent >= 0:
+            scope = scopes[scope].parent
+        if not 0 <= scope < len(scopes) or name not in scopes[scope].params:
+            return
+        function = scopes[scope]
+        position = function.params.index(name) - (1 if function.cls else 0)
+        for caller_path, call in self.callers((path, scope))[:16]:
+            argument = call.argument(name, position if position >= 0 else None)
+            if argument is not None:
+                yield from self.instance_classes(caller_path, argument, call.scope, depth + 1)
 
     def function_of(self, symbol: Symbol) -> Optional[int]:
         """The scope index of a function symbol."""
@@ -380,6 +396,7 @@ class Project:
         """Calls that enter ``target`` (a function, or a class's ``__init__`` through its construction)."""
         if self._callers is None:
             callers: Dict[ScopeRef, List[Tuple[str, Call]]] = {}
+            self._callers = callers  # while the table is built, parameters are not followed into it
             for path, facts in self.python.items():
                 for call in facts.calls:
                     symbol = self.callee(path, call) if call.callee and not call.callee.startswith("self.") else None

@@ -131,19 +131,46 @@ class Values:
         return unknown()
 
     def _config(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
-        root = value.root
-        head = root.split(".", 1)[0] if root else ""
+        """``obj.key``: the attribute of a project object when the object is known, else the configs' ``key``."""
+        key = value.data
+        owner = value.parts[0] if value.parts else None
+        if owner is not None:
+            found = self._attribute_of(path, owner, key, scope, depth)
+            if found is not None:
+                return found
         facts = self.project.python.get(path)
-        if facts is not None and head and head in facts.constants and "." not in root:
+        head = value.root.split(".", 1)[0] if value.root else ""
+        if facts is not None and head and head in facts.constants and "." not in value.root:
             constant = facts.constants[head]
             if constant.kind == CALL:
                 call = facts.call(constant.data)
-                if call is not None and call.kwargs.get(value.data) is not None:
-                    return self.resolve(path, call.kwargs[value.data], 0, depth + 1)
-        found = self.config_values_for(path, value.data)
-        if not found.values and value.parts:
-            return self.resolve(path, value.parts[0], scope, depth + 1)  # cfg.get("key", default)
+                if call is not None and call.kwargs.get(key) is not None:
+                    return self.resolve(path, call.kwargs[key], 0, depth + 1)
+        found = self.config_values_for(path, key)
+        if not found.values and len(value.parts) > 1:
+            return self.resolve(path, value.parts[1], scope, depth + 1)  # cfg.get("key", default)
         return found
+
+    def _attribute_of(self, path: str, owner: Value, key: str, scope: int, depth: int) -> Optional[Resolution]:
+        """``key`` of an instance of a project class (``config.hidden_size`` of ``BertConfig(...)``), if known."""
+        project = self.project
+        classes = project.instance_classes(path, owner, scope) if owner.kind != CFG else frozenset()
+        if not classes:
+            return None
+        result = Resolution()
+        for cls in classes:
+            found = project.attribute(cls, key)
+            if found is not None:
+                facts = project.python[found[0]]
+                init = facts.classes[cls[1]].methods.get("__init__", 0) if cls[1] in facts.classes else 0
+                result.add(self.resolve(found[0], found[1], init, depth + 1))
+                continue
+            class_facts = project.class_facts(cls)
+            if class_facts is not None and key in class_facts.class_attrs:
+                result.add(self.resolve(cls[0], class_facts.class_attrs[key], class_facts.scope, depth + 1))
+            else:
+                result.complete = False
+        return result if result.values or not result.complete else None
 
     def _parameter(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
         facts = self.project.python[path]
