@@ -82,13 +82,15 @@ class Resolution:
 
     def passed_by(self, path: str, scope: int) -> "Resolution":
         """The same values, noted as passed as an argument by a call made in ``scope`` of ``path``."""
-        return Resolution([replace(k, hops=(*k.hops, (path, scope))) for k in self.values], self.complete)
+        hop = (path, scope)
+        return Resolution([Known(k.value, k.where, k.source, k.via, k.trail, (*k.hops, hop)) for k in self.values],
+                          self.complete)
 
 
 def _through(known: Known, name: str) -> Known:
     if known.trail and known.trail[-1] == name:
         return known
-    return replace(known, trail=(*known.trail, name))
+    return Known(known.value, known.where, known.source, known.via, (*known.trail, name), known.hops)
 
 
 def unknown() -> Resolution:
@@ -232,7 +234,8 @@ class Values:
             if not 0 <= current < len(facts.scopes):
                 return frozenset()
             function = facts.scopes[current]
-            position = function.params.index(value.data) - (1 if function.cls and function.params[0] in ("self", "cls") else 0)
+            bound = 1 if function.cls and function.params[0] in ("self", "cls") else 0
+            position = function.params.index(value.data) - bound
             found: Set[ClassRef] = set()
             for caller_path, call in project.callers((path, current))[:16]:
                 argument = call.argument(value.data, position if position >= 0 else None)
@@ -252,7 +255,7 @@ class Values:
         return project.instance_classes(path, value, scope)
 
     def attribute_value(self, cls: ClassRef, name: str) -> Optional[Tuple[str, Value, int]]:
-        """``self.<name> = value`` in the class or a base: the file, the value and the ``__init__`` scope it is read in."""
+        """``self.<name> = value`` in the class or a base: the file, the value, the ``__init__`` scope to read it in."""
         for current in self.project.ancestry(cls):
             facts = self.project.class_facts(current)
             if facts is not None and name in facts.attrs:
@@ -288,7 +291,8 @@ class Values:
                 if call.may_pass(name, position):
                     result.complete = False
                 elif default is not None:
-                    result.add(self.resolve(path, default, function.parent, depth + 1).passed_by(caller_path, call.scope))
+                    found = self.resolve(path, default, function.parent, depth + 1)
+                    result.add(found.passed_by(caller_path, call.scope))
                 else:
                     result.complete = False
                 continue
