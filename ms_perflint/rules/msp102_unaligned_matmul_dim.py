@@ -84,16 +84,23 @@ class UnalignedMatmulDim(Rule):
             the YAML line), once however many layers share it, and names the layers.
         """,
         why_bad="""
-            The Cube unit multiplies 16 x 16 fractals of fp16/bf16 values, and operands are moved to it in
-            that fractal layout: a dim that is not a multiple of 16 is padded on every step, and CANN's MatMul
-            documentation shows that an unaligned inner axis makes the ND-to-fractal conversion run at low
-            bandwidth when the data is large. The output is split across the AI cores in whole fractals (32
-            cores on an Ascend 910, 20-24 Cube cores on Atlas A2), so an unaligned width also leaves a ragged
-            tail block that cannot be split evenly (the seed guide). That cost only matters when the MatMul is
-            large: below 16 x 32 = 512 a dim cannot give every core a fractal anyway, and padding it buys
-            nothing measurable. Vocabulary heads are the typical case (GPT-2's 50257, BERT-Chinese's 21128):
-            the LM head is often the largest MatMul of the model and its logits feed a softmax over the same
-            ragged axis; this is why LLM code pads vocabularies to a multiple of 64 or 128.
+            The Cube unit multiplies 16 x 16 fractals of fp16/bf16 values (a fractal's inner side is 32 bytes:
+            16 halves), and operands are moved to it in that fractal (NZ) layout, so a dim that is not a
+            multiple of 16 is padded on every move. CANN's MatMul best practices show the cost: when an
+            operand's inner axis is not aligned and the data is large, the ND-to-NZ conversion runs at low
+            bandwidth. The output is then split across the AI cores in blocks of whole fractals (32 Da Vinci
+            cores on an Ascend 910, 20-24 Cube cores on Atlas A2), and an unaligned width leaves a ragged tail
+            block that cannot be split evenly (the seed guide: unaligned shapes cannot use all cores).
+
+            The threshold: a dim of at least 16 x 32 = 512 is spread over all 32 cores of an Ascend 910 in
+            16-wide fractals, so its ragged tail holds up a MatMul that occupies the whole chip. A smaller dim
+            cannot give every core a fractal along that axis whatever its alignment (it needs ceil(dim / 16)
+            fractals padded or not), and padding it changes nothing measurable -- on real code these are
+            class-count heads and small projections, which the old version of this rule reported by the
+            thousand with none worth a change. Vocabulary heads are the case that pays: GPT-2's 50257,
+            BERT-Chinese's 21128 or BERT-uncased's 30522 outputs make the LM head one of the largest MatMuls
+            of the model, and its logits feed a softmax over the same ragged axis; this is why LLM code pads
+            vocabularies to a multiple of 64 or 128.
         """,
         example="""
             from mindspore import nn
@@ -178,8 +185,8 @@ class UnalignedMatmulDim(Rule):
             class Classifier(nn.Cell):
                 def __init__(self, num_classes=21841):
                     super().__init__()
-                    self.pre_logits = nn.Dense(2048, 1000)
-                    self.head = nn.Dense(1000, num_classes)
+                    self.pre_logits = nn.Dense(2048, 1500)
+                    self.head = nn.Dense(1500, num_classes)
                 def construct(self, x):
                     return self.head(self.pre_logits(x))
             if __name__ == "__main__":
@@ -230,6 +237,37 @@ class UnalignedMatmulDim(Rule):
             """,
             why="an embedding lookup is a Gather, not a MatMul",
         ),
+        Valid(
+            """
+            from mindspore import nn
+            from mindspore.train import Model
+            def linear(w_in, w_out):
+                return nn.Dense(w_in, w_out)
+            class RegNetHead(nn.Cell):
+                def __init__(self, w_in=1512, num_classes=1000):
+                    super().__init__()
+                    self.fc = linear(w_in, num_classes)
+            if __name__ == "__main__":
+                Model(RegNetHead(), loss, opt).train(1, data)
+            """,
+            why="a class count passed through a generic helper (mindcv's regnet); 1512 is an input dim",
+        ),
+        Valid(
+            """
+            from mindspore import nn
+            from mindspore.train import Model
+            class GPTConfig:
+                def __init__(self, vocab_size=50257, **kwargs):
+                    self.vocab_size = vocab_size
+            class GPT(nn.Cell):
+                def __init__(self, config):
+                    super().__init__()
+                    self.lm_head = nn.Dense(768, config.vocab_size)
+            if __name__ == "__main__":
+                Model(GPT(GPTConfig(**load_yaml())), loss, opt).train(1, data)
+            """,
+            why="a config built from **kwargs: the default may not be the value that runs",
+        ),
     )
     invalid = (
         Invalid(
@@ -279,6 +317,41 @@ class UnalignedMatmulDim(Rule):
             line=5,
             column=30,
             message_contains="21128",
+        ),
+        Invalid(
+            """
+            import argparse
+            from mindspore import nn
+            from mindspore.train import Model
+            class BertConfig:
+                def __init__(self, vocab_size=30522, hidden_size=768):
+                    self.vocab_size = vocab_size
+                    self.hidden_size = hidden_size
+            class BertLMHead(nn.Cell):
+                def __init__(self, config):
+                    super().__init__()
+                    self.decoder = nn.Dense(config.hidden_size, config.vocab_size)
+            if __name__ == "__main__":
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--vocab_size", type=int, default=21128)
+                args = parser.parse_args()
+                Model(BertLMHead(BertConfig(vocab_size=args.vocab_size)), loss, opt).train(1, data)
+            """,
+            line=14,
+            column=59,
+            message_contains="vocab_size 21128 (the output width of nn.Dense out_channels at example.py:11)",
+        ),
+        Invalid(
+            """
+            from mindspore import nn
+            from mindspore.train import Model
+            if __name__ == "__main__":
+                net = nn.SequentialCell([nn.Embedding(50257, 768, use_one_hot=True), nn.Dense(768, 768)])
+                Model(net, loss, opt).train(1, data)
+            """,
+            line=4,
+            column=43,
+            message_contains="pad the vocabulary to 50272",
         ),
     )
 
@@ -773,7 +846,7 @@ def _message(check: Check, width: Width, group: List[Width], consumers: List[str
     if consumers:
         listed = ", ".join(sorted(set(consumers))[:3])
         return (f"{head}; it is also the input width of {listed}: pad it to {padded} in the producer and every "
-                f"consumer together, never in one layer alone")
+                f"consumer together, never in one layer alone (a trained checkpoint needs its weights padded too)")
     if _is_vocabulary(known):
         return f"{head}; pad {name or 'the vocabulary'} to {padded} and slice the logits back to {value}"
     return f"{head}; pad the layer to {padded} outputs and slice its output back to {value}"

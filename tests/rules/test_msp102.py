@@ -603,3 +603,55 @@ def test_a_matmul_behind_a_flag_that_is_always_off_is_silent():
     """)
     assert lint(code.replace("FLAG", "False")) == []
     assert places(lint(code.replace("FLAG", "True"))) == [(5, 35)]
+
+
+# --- real-code look-alikes -------------------------------------------------------------------------------
+
+
+def test_ocr_character_head_configured_as_num_classes_is_silent(tmp_path):
+    """mindocr: ``out_channels: *num_classes`` (6624 characters + blank) in the YAML beside the script."""
+    found = lint_files(tmp_path, {
+        "configs/rec.yaml": """
+            common:
+              num_classes: 6625
+            head:
+              name: CTCHead
+        """,
+        "train.py": """
+            import yaml
+            from mindspore import nn
+            from mindspore.train import Model
+            class CTCHead(nn.Cell):
+                def __init__(self, in_channels, out_channels):
+                    super().__init__()
+                    self.fc = nn.Dense(in_channels, out_channels)
+            if __name__ == "__main__":
+                cfg = yaml.safe_load(open("configs/rec.yaml"))
+                Model(CTCHead(96, cfg["num_classes"]), loss, opt).train(1, data)
+        """,
+    })
+    assert found == []
+
+
+def test_cifar_vgg_with_an_imagenet_sized_hidden_layer_is_silent():
+    """A VGG for CIFAR-10 keeping ImageNet's 4096 -> 1000 layer before its 10-class head."""
+    assert lint(program("""
+        from mindspore import nn
+        class Net(nn.Cell):
+            def __init__(self, num_class=10):
+                super().__init__()
+                self.fc1 = nn.Dense(8 * 8 * 512, 4096)
+                self.fc2 = nn.Dense(4096, 4096)
+                self.fc3 = nn.Dense(4096, 1000)
+                self.fc4 = nn.Dense(1000, num_class)
+    """)) == []
+
+
+def test_nasnet_head_input_width_is_silent():
+    assert lint(program("""
+        from mindspore import nn
+        class Net(nn.Cell):
+            def __init__(self, num_classes=1000):
+                super().__init__()
+                self.classifier = nn.Dense(1080, num_classes)
+    """)) == []
