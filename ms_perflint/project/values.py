@@ -377,10 +377,11 @@ class Values:
             values: Dict[str, List[Known]] = {}
             for path in sorted(program.files):
                 self._python_configs(path, program, values)
-            for path, facts in sorted(self.project.yaml.items()):
+            for path, facts in sorted([*self.project.yaml.items(), *self.project.json.items()]):
                 if self.yaml_belongs(path, program.entry):
+                    source = "json" if path in self.project.json else "yaml"
                     for _, key, value in facts.entries():
-                        values.setdefault(key, []).append(Known(value.data, where(path, value), "yaml"))
+                        values.setdefault(key, []).append(Known(value.data, where(path, value), source))
             script = posixpath.basename(program.entry)
             for path, facts in sorted(self.project.shell.items()):
                 if script in facts.scripts:

@@ -360,12 +360,11 @@ class UnalignedMatmulDim(Rule):
         widths = [w for w in finder.widths() if self._worth(check, w)]
         grouped: Dict[Tuple[str, int, int], List[Width]] = {}
         for width in widths:
-            place = width.known.where or width.at
+            place = _place(check, width)
             grouped.setdefault((place.path, place.start, place.line), []).append(width)
         for (path, _, _), group in sorted(grouped.items()):
             first = group[0]
-            place = first.known.where or first.at
-            check.report(self.code, path, place, _message(check, first, group, finder.consumers(first)))
+            check.report(self.code, path, _place(check, first), _message(check, first, group, finder.consumers(first)))
 
     def _worth(self, check: Check, width: Width) -> bool:
         value = width.known.value
@@ -825,6 +824,12 @@ def _positive(value: object, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default
 
 
+def _place(check: Check, width: Width) -> Where:
+    """Where the value is written -- or the layer, when it is written in a JSON config (not a file we report in)."""
+    where = width.known.where
+    return where if where is not None and where.path not in check.project.json else width.at
+
+
 def _message(check: Check, width: Width, group: List[Width], consumers: List[str]) -> str:
     known = width.known
     value = known.value
@@ -832,6 +837,8 @@ def _message(check: Check, width: Width, group: List[Width], consumers: List[str
     padded = (value + alignment - 1) // alignment * alignment
     name = _name_of(known)
     called = f"{name} {value}" if name else str(value)
+    if known.where is not None and _place(check, width) is not known.where:
+        called += f" (set in {known.where})"
     layers = sorted({f"{w.layer} at {w.at}" for w in group})
     more = f" and {len(layers) - 2} more" if len(layers) > 2 else ""
     what = "the vocabulary of" if width.role == "vocab" else "the output width of"

@@ -18,7 +18,8 @@ from ms_perflint.project.values import Values
 def project(files: Dict[str, str]) -> Project:
     facts = {}
     for path, text in files.items():
-        facts[path] = analyse_python(textwrap.dedent(text).lstrip("\n"), module_name(path), path.endswith("__init__.py"))
+        text = textwrap.dedent(text).lstrip("\n")
+        facts[path] = analyse_python(text, module_name(path), path.endswith("__init__.py"))
     return Project("", facts)
 
 
@@ -159,3 +160,21 @@ def test_numpy_shape_builders_are_recorded_as_calls():
     assert "numpy.concatenate" not in callees
     tensor = next(c for c in facts.calls if c.callee == "mindspore.Tensor")
     assert tensor.args[0].kind == CALL and facts.call(tensor.args[0].data).callee == "numpy.random.normal"
+
+
+def test_json_configs_named_as_configs_give_values_to_the_programs_beside_them(tmp_path):
+    from ms_perflint.project.index import ProjectIndex
+    from ms_perflint.sources import JSON, kind_of
+
+    assert kind_of("bert_config.json") == JSON and kind_of("model/config.json") == JSON
+    assert kind_of("vocab.json") is None and kind_of("instances_train2017.json") is None
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (tmp_path / "config.json").write_text('{"vocab_size":21128,"nested":{"hidden_size":768}}')
+    (tmp_path / "broken_config.json").write_text('{"vocab_size": ')
+    (tmp_path / "train.py").write_text('import mindspore\nif __name__ == "__main__":\n    pass\n')
+    facts = ProjectIndex(str(tmp_path)).refresh().facts()
+    proj = Project(str(tmp_path), facts)
+    assert set(proj.json) == {"config.json", "broken_config.json"} and not proj.yaml
+    configs = Values(proj).config(proj.programs()[0])
+    assert [(k.value, k.source, k.where.line, k.where.column) for k in configs["vocab_size"]] == [(21128, "json", 1, 14)]
+    assert [k.value for k in configs["hidden_size"]] == [768]

@@ -655,3 +655,28 @@ def test_nasnet_head_input_width_is_silent():
                 super().__init__()
                 self.classifier = nn.Dense(1080, num_classes)
     """)) == []
+
+
+def test_vocabulary_from_a_json_config_beside_the_script_is_reported_at_the_layer(tmp_path):
+    """A Hugging Face style ``bert_config.json``: JSON configs are read, but findings stay in Python files."""
+    files = {
+        "bert_config.json": '{\n  "hidden_size": 768,\n  "vocab_size": 21128\n}\n',
+        "vocab.json": '{\n  "vocab_size": 99999\n}\n',  # not named as a config: data, never read
+        "train.py": """
+            import json
+            from mindspore import nn
+            from mindspore.train import Model
+            class BertHead(nn.Cell):
+                def __init__(self, config):
+                    super().__init__()
+                    self.decoder = nn.Dense(config["hidden_size"], config["vocab_size"])
+            if __name__ == "__main__":
+                config = json.load(open("bert_config.json"))
+                Model(BertHead(config), loss, opt).train(1, data)
+        """,
+    }
+    found = lint_files(tmp_path, files)
+    assert places(found) == [("train.py", 7, 24)]
+    assert "vocab_size 21128 (set in bert_config.json:3)" in found[0][3]
+    index = ProjectIndex(str(tmp_path)).refresh()
+    assert "bert_config.json" in index.facts() and "vocab.json" not in index.facts()
