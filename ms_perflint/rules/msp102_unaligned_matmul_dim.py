@@ -79,9 +79,10 @@ class UnalignedMatmulDim(Rule):
 
             Dims are followed wherever they are written: literals, module constants, parameters (through every
             caller, and defaults), config objects (`config.vocab_size` of a config class built with
-            `vocab_size=...` or defaulting in its `__init__`), dict configs, argparse defaults, YAML configs and
-            launch scripts of the program. The finding is reported where the value is written (the literal,
-            the YAML line), once however many layers share it, and names the layers.
+            `vocab_size=...` or defaulting in its `__init__`), dict configs, argparse defaults, YAML configs, JSON
+            configs (`bert_config.json`) and launch scripts of the program. The finding is reported where the
+            value is written (the literal, the YAML line; a value set in a JSON config is reported at the
+            layer, naming the JSON line), once however many layers share it, and names the layers.
         """,
         why_bad="""
             The Cube unit multiplies 16 x 16 fractals of fp16/bf16 values (a fractal's inner side is 32 bytes:
@@ -128,8 +129,8 @@ class UnalignedMatmulDim(Rule):
             broke models when an earlier version of this rule rewrote widths). The only meaning-preserving
             change for an output head is to pad it and slice its output back (or to set the model's vocabulary
             padding multiple, where it has one); for a hidden width, the producer and every consumer must be
-            padded together. The message says which: "pad vocab_size 50257 to 50272 and slice the logits back",
-            or the layers that consume the width.
+            padded together. The message says which: "pad vocab_size to 50272 and slice the logits back to
+            50257", or the layers that consume the width.
         """,
         programs="""
             Programs that run on Ascend (the device target is followed through `set_context`, `set_device`,
@@ -151,8 +152,14 @@ class UnalignedMatmulDim(Rule):
               all, where it is produced, never twice;
             - a plain `nn.Embedding` (a Gather, not a MatMul) and an `nn.Embedding(use_one_hot=False)` whose
               vocabulary only feeds lookups (a BERT fine-tuned for classification);
-            - dims the linter cannot know (`vocab_size=len(tokenizer)`, data-dependent shapes);
-            - code no Ascend program runs, and zoo models the program's trained network is not built from.
+            - dims the linter cannot know (`vocab_size=len(tokenizer)`, `kmeans.shape[0]`, a mesh matrix loaded
+              from a file), and dims it cannot know *whole*: a config built with `Config(**yaml_dict)` may
+              override every default, so its defaults are not reported (mindformers' model configs);
+            - a MatMul behind a flag that is never on (`if self.use_one_hot_embeddings:` when every caller
+              passes False), a weight whose transpose flag is not known;
+            - code no Ascend program runs (a GPU export script, a module zoo with no script), zoo models the
+              program's trained network is not built from, and values that only code no program runs passes
+              (`head(50257)` in an unused helper).
         """,
         references=(
             "https://www.hiascend.com/document/detail/en/canncommercial/850/opdevg/Ascendcopdevg/"
@@ -412,7 +419,8 @@ class _Finder:
                             self._classifiers.add(owner)
                         continue
                     candidates.append((owner, width))
-        return [w for owner, w in candidates if owner not in self._classifiers]
+        # A classifier's MLP runs on pooled features; a vocabulary head next to a class-count head does not.
+        return [w for owner, w in candidates if owner not in self._classifiers or _is_vocabulary(w.known)]
 
     def consumers(self, width: Width) -> List[str]:
         """Layers whose input dim is written at the same place as the width (they consume it)."""

@@ -372,6 +372,19 @@ def test_a_classifiers_mlp_head_is_silent_with_its_class_count():
     assert places(lint(code.replace("num_classes)", "768)"))) == [(5, 42)]
 
 
+def test_a_vocabulary_head_next_to_a_class_count_head_is_still_reported():
+    found = lint(program("""
+        from mindspore import nn
+        class Net(nn.Cell):
+            def __init__(self, vocab_size=50257, num_labels=2):
+                super().__init__()
+                self.lm_head = nn.Dense(768, vocab_size)
+                self.score = nn.Dense(768, num_labels)
+                self.proj = nn.Dense(768, 1500)
+    """))
+    assert places(found) == [(3, 35)]
+
+
 def test_input_dims_and_small_widths_are_silent():
     assert lint(program("""
         from mindspore import nn
