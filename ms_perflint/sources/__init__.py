@@ -2,8 +2,8 @@
 
 A file is one of five kinds (:func:`kind_of`): a Python file, a Jupyter notebook
 (its code cells joined into one virtual module), a YAML config, a JSON config (read
-as YAML, whose syntax JSON's is) or a shell launch script. :func:`load_unit` reads its bytes into a :class:`Unit`: the text the
-analysis reads, how to write a changed text back (encoding, BOM, the notebook's
+as YAML, whose syntax JSON's is) or a shell launch script. :func:`load_unit` reads
+its bytes into a :class:`Unit`: the text the analysis reads, how to write a changed text back (encoding, BOM, the notebook's
 JSON), and why it cannot be checked when it cannot. Nothing here parses Python.
 """
 

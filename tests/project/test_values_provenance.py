@@ -176,5 +176,6 @@ def test_json_configs_named_as_configs_give_values_to_the_programs_beside_them(t
     proj = Project(str(tmp_path), facts)
     assert set(proj.json) == {"config.json", "broken_config.json"} and not proj.yaml
     configs = Values(proj).config(proj.programs()[0])
-    assert [(k.value, k.source, k.where.line, k.where.column) for k in configs["vocab_size"]] == [(21128, "json", 1, 14)]
+    found = [(k.value, k.source, k.where.line, k.where.column) for k in configs["vocab_size"]]
+    assert found == [(21128, "json", 1, 14)]
     assert [k.value for k in configs["hidden_size"]] == [768]
