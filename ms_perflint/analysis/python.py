@@ -805,6 +805,8 @@ def _worth_recording(qualified: str) -> bool:
         return True
     if last in ms.FILE_READERS or last in ms.WEIGHT_LOADERS or last in ms.CONFIG_READERS:
         return True
+    if qualified in ms.SHAPE_BUILDERS or qualified in ms.DIMS_AS_ARGUMENTS:
+        return True  # numpy arrays that become weights: their shapes are MatMul dims
     if qualified.startswith(("os.environ", "os.putenv")):
         return True
     return head not in THIRD_PARTY and head not in _STDLIB and head not in _BUILTINS

@@ -104,7 +104,10 @@ class Project:
         self.root = root
         self.files = files
         self.python: Dict[str, PythonFacts] = {p: f for p, f in files.items() if isinstance(f, PythonFacts)}
-        self.yaml: Dict[str, YamlFacts] = {p: f for p, f in files.items() if isinstance(f, YamlFacts)}
+        configs = {p: f for p, f in files.items() if isinstance(f, YamlFacts)}
+        self.yaml: Dict[str, YamlFacts] = {p: f for p, f in configs.items() if not p.lower().endswith(".json")}
+        #: JSON configs, read as YAML: a source of config values only (no rule writes into them).
+        self.json: Dict[str, YamlFacts] = {p: f for p, f in configs.items() if p.lower().endswith(".json")}
         self.shell: Dict[str, ShellFacts] = {p: f for p, f in files.items() if isinstance(f, ShellFacts)}
         self._by_module: Dict[str, List[str]] = {}
         for path, facts in self.python.items():

@@ -20,12 +20,12 @@ see whole. Guards are compared the same way, as values (:func:`same_condition`).
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from dataclasses import dataclass, field, replace
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import CALL, CFG, LIT, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value
-from ms_perflint.project.model import MAX_DEPTH, Program, Project, Where, where
+from ms_perflint.project.model import MAX_DEPTH, ClassRef, Program, Project, Where, where
 
 #: Folders of entry scripts whose configs live one level up (``tools/train.py`` reads ``configs/``).
 SCRIPT_FOLDERS = frozenset(("scripts", "script", "tools", "tool", "bin", "src", "examples"))
@@ -42,6 +42,12 @@ class Known:
     source: str = "literal"
     #: The name it was reached through (a constant, a parameter) -- "" when written in place.
     via: str = ""
+    #: Every name it passed through, from where it is written to where it is read: constants, parameters,
+    #: config keys, attributes (``("vocab_size", "out_channels")``). Rules read what a value *means* from it.
+    trail: Tuple[str, ...] = ()
+    #: The calls it was passed through as an argument, as the scopes they are made in (outermost last): the
+    #: code that must run for the value to arrive.
+    hops: Tuple[Tuple[str, int], ...] = ()
 
     def describe(self) -> str:
         """``50257 (vocab_size: in configs/gpt2.yaml:12)`` style text for messages."""
@@ -67,6 +73,24 @@ class Resolution:
     def add(self, other: "Resolution") -> None:
         self.values.extend(other.values)
         self.complete = self.complete and other.complete
+
+    def through(self, name: str) -> "Resolution":
+        """The same values, noted as passed through ``name`` (a parameter, key, attribute or constant)."""
+        if not name:
+            return self
+        return Resolution([_through(k, name) for k in self.values], self.complete)
+
+    def passed_by(self, path: str, scope: int) -> "Resolution":
+        """The same values, noted as passed as an argument by a call made in ``scope`` of ``path``."""
+        hop = (path, scope)
+        return Resolution([Known(k.value, k.where, k.source, k.via, k.trail, (*k.hops, hop)) for k in self.values],
+                          self.complete)
+
+
+def _through(known: Known, name: str) -> Known:
+    if known.trail and known.trail[-1] == name:
+        return known
+    return Known(known.value, known.where, known.source, known.via, (*known.trail, name), known.hops)
 
 
 def unknown() -> Resolution:
@@ -96,6 +120,9 @@ class Values:
         """The literals ``value`` (read in ``path``, in ``scope``) may take."""
         if value is None or depth > MAX_DEPTH:
             return unknown()
+        return self._resolve(path, value, scope, depth).through(value.via)
+
+    def _resolve(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
         kind = value.kind
         if kind == LIT:
             return Resolution([Known(value.data, where(path, value), "literal", value.via)])
@@ -113,7 +140,7 @@ class Values:
             facts = self.project.python[found[0]]
             cls = facts.classes[owner[1]] if owner[0] == found[0] and owner[1] in facts.classes else None
             init = cls.methods.get("__init__", 0) if cls is not None else 0
-            return self.resolve(found[0], found[1], init, depth + 1)
+            return self.resolve(found[0], found[1], init, depth + 1).through(value.data)
         if kind == OP:
             return self._operation(path, value, scope, depth)
         return unknown()
@@ -124,20 +151,16 @@ class Values:
             return Resolution([Known(Ref(value.data), where(path, value), "name", value.via)])
         facts = self.project.python[symbol.path]
         if symbol.kind == "variable" and symbol.name in facts.constants:
-            return self.resolve(symbol.path, facts.constants[symbol.name], 0, depth + 1)
+            return self.resolve(symbol.path, facts.constants[symbol.name], 0, depth + 1).through(symbol.name)
         if symbol.kind in ("variable", "attribute") and "." in symbol.name:
             key = symbol.name.rsplit(".", 1)[1]
-            return self.config_values_for(symbol.path, key)
+            return self.config_values_for(symbol.path, key).through(key)
         return unknown()
 
     def _config(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
         """``obj.key``: the attribute of a project object when the object is known, else the configs' ``key``."""
         key = value.data
         owner = value.parts[0] if value.parts else None
-        if owner is not None:
-            found = self._attribute_of(path, owner, key, scope, depth)
-            if found is not None:
-                return found
         facts = self.project.python.get(path)
         head = value.root.split(".", 1)[0] if value.root else ""
         if facts is not None and head and head in facts.constants and "." not in value.root:
@@ -145,33 +168,105 @@ class Values:
             if constant.kind == CALL:
                 call = facts.call(constant.data)
                 if call is not None and call.kwargs.get(key) is not None:
-                    return self.resolve(path, call.kwargs[key], 0, depth + 1)
-        found = self.config_values_for(path, key)
-        if not found.values and len(value.parts) > 1:
+                    return self.resolve(path, call.kwargs[key], 0, depth + 1).through(key)
+        found = self._instance_attribute(path, value, owner, scope, depth)
+        if found is not None and found.complete:
+            return found.through(key)
+        configured = self.config_values_for(path, key)
+        if found is not None:
+            found.add(configured)
+            return found.through(key)
+        if not configured.values and len(value.parts) > 1:
             return self.resolve(path, value.parts[1], scope, depth + 1)  # cfg.get("key", default)
-        return found
+        return configured.through(key)
 
-    def _attribute_of(self, path: str, owner: Value, key: str, scope: int, depth: int) -> Optional[Resolution]:
-        """``key`` of an instance of a project class (``config.hidden_size`` of ``BertConfig(...)``), if known."""
-        project = self.project
-        classes = project.instance_classes(path, owner, scope) if owner.kind != CFG else frozenset()
-        if not classes:
+    def _instance_attribute(self, path: str, value: Value, owner: Optional[Value], scope: int,
+                            depth: int) -> Optional[Resolution]:
+        """``config.vocab_size`` where ``config`` is an instance of a project class: what its class sets.
+
+        The root (a parameter, ``self.<attr>`` or a module constant) is followed to the
+        constructions of project classes (a parameter through its callers); the key is the
+        attribute those classes set on ``self``, resolved where it is set (an ``__init__``
+        parameter takes what the constructions pass, or its default). None when the root is
+        no known instance of a class that sets the key.
+        """
+        root = owner if owner is not None and owner.kind != CFG else self._root_value(path, value.root, scope)
+        if root is None:
             return None
-        result = Resolution()
-        for cls in classes:
-            found = project.attribute(cls, key)
-            if found is not None:
-                facts = project.python[found[0]]
-                init = facts.classes[cls[1]].methods.get("__init__", 0) if cls[1] in facts.classes else 0
-                result.add(self.resolve(found[0], found[1], init, depth + 1))
+        result: Optional[Resolution] = None
+        for cls in sorted(self.instances(path, root, scope, depth + 1)):
+            found = self.attribute_value(cls, value.data)
+            if found is None:
                 continue
-            class_facts = project.class_facts(cls)
-            if class_facts is not None and key in class_facts.class_attrs:
-                result.add(self.resolve(cls[0], class_facts.class_attrs[key], class_facts.scope, depth + 1))
+            file, attribute, init = found
+            resolved = self.resolve(file, attribute, init, depth + 1)
+            if result is None:
+                result = resolved
             else:
-                result.complete = False
-        return result if result.values or not result.complete else None
+                result.add(resolved)
+        return result
 
+    def _root_value(self, path: str, root: str, scope: int) -> Optional[Value]:
+        """The value a config read's root names: ``self.config``, a parameter, a module constant."""
+        facts = self.project.python.get(path)
+        if facts is None or not root:
+            return None
+        parts = root.split(".")
+        if len(parts) == 2 and parts[0] == "self":
+            return Value(SELF, parts[1])
+        if len(parts) != 1:
+            return None
+        current = scope
+        while 0 <= current < len(facts.scopes):
+            if root in facts.scopes[current].params:
+                return Value(PARAM, root)
+            current = facts.scopes[current].parent
+        return facts.constants.get(root)
+
+    def instances(self, path: str, value: Value, scope: int, depth: int = 0) -> FrozenSet[ClassRef]:
+        """Project classes ``value`` may be an instance of, following parameters through their callers."""
+        if depth > MAX_DEPTH:
+            return frozenset()
+        project = self.project
+        if value.kind == PARAM:
+            facts = project.python[path]
+            current = scope
+            while 0 <= current < len(facts.scopes) and value.data not in facts.scopes[current].params:
+                current = facts.scopes[current].parent
+            if not 0 <= current < len(facts.scopes):
+                return frozenset()
+            function = facts.scopes[current]
+            bound = 1 if function.cls and function.params[0] in ("self", "cls") else 0
+            position = function.params.index(value.data) - bound
+            found: Set[ClassRef] = set()
+            for caller_path, call in project.callers((path, current))[:16]:
+                argument = call.argument(value.data, position if position >= 0 else None)
+                if argument is not None:
+                    found.update(self.instances(caller_path, argument, call.scope, depth + 1))
+            default = function.defaults.get(value.data)
+            if default is not None:
+                found.update(self.instances(path, default, function.parent, depth + 1))
+            return frozenset(found)
+        if value.kind == SELF:
+            owner = project.owner_class(path, scope)
+            found_attribute = self.attribute_value(owner, value.data) if owner is not None else None
+            if found_attribute is None:
+                return frozenset()
+            file, attribute, init = found_attribute
+            return self.instances(file, attribute, init, depth + 1)
+        return project.instance_classes(path, value, scope)
+
+    def attribute_value(self, cls: ClassRef, name: str) -> Optional[Tuple[str, Value, int]]:
+        """``self.<name> = value`` in the class or a base: the file, the value, the ``__init__`` scope to read it in."""
+        for current in self.project.ancestry(cls):
+            facts = self.project.class_facts(current)
+            if facts is not None and name in facts.attrs:
+                return current[0], facts.attrs[name], facts.methods.get("__init__", facts.scope)
+        for current in self.project.ancestry(cls):  # a config class's body: ``hidden_size = 768``
+            facts = self.project.class_facts(current)
+            if facts is not None and name in facts.class_attrs:
+                return current[0], facts.class_attrs[name], facts.scope
+        return None
     def _parameter(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
         facts = self.project.python[path]
         if not 0 <= scope < len(facts.scopes):
@@ -192,7 +287,8 @@ class Values:
             if default is None:
                 return unknown()
             found = self.resolve(path, default, function.parent, depth + 1)
-            return Resolution([Known(k.value, k.where, "default", k.via or name) for k in found.values], found.complete)
+            return Resolution([replace(k, source="default", via=k.via or name) for k in found.values],
+                              found.complete).through(name)
         result = Resolution()
         for caller_path, call in callers[:64]:
             argument = call.argument(name, position if position >= 0 else None)
@@ -200,14 +296,15 @@ class Values:
                 if call.may_pass(name, position):
                     result.complete = False
                 elif default is not None:
-                    result.add(self.resolve(path, default, function.parent, depth + 1))
+                    found = self.resolve(path, default, function.parent, depth + 1)
+                    result.add(found.passed_by(caller_path, call.scope))
                 else:
                     result.complete = False
                 continue
-            result.add(self.resolve(caller_path, argument, call.scope, depth + 1))
+            result.add(self.resolve(caller_path, argument, call.scope, depth + 1).passed_by(caller_path, call.scope))
         if len(callers) > 64:
             result.complete = False
-        return result
+        return result.through(name)
 
     def _operation(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
         op = value.data
@@ -237,7 +334,11 @@ class Values:
             if computed is None:
                 result.complete = False
                 continue
-            result.values.append(Known(computed, combination[-1].where, combination[-1].source, value.text))
+            trail = tuple(dict.fromkeys(name for k in combination for name in k.trail))
+            hops = tuple(dict.fromkeys(hop for k in combination for hop in k.hops))
+            # A computed value is written where its expression is (``vocab_size + 1``), not at an operand.
+            place = where(path, value) if value.line else combination[-1].where
+            result.values.append(Known(computed, place, combination[-1].source, value.text, trail, hops))
         return result
 
     def _item(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
@@ -301,10 +402,11 @@ class Values:
             values: Dict[str, List[Known]] = {}
             for path in sorted(program.files):
                 self._python_configs(path, program, values)
-            for path, facts in sorted(self.project.yaml.items()):
+            for path, facts in sorted([*self.project.yaml.items(), *self.project.json.items()]):
                 if self.yaml_belongs(path, program.entry):
+                    source = "json" if path in self.project.json else "yaml"
                     for _, key, value in facts.entries():
-                        values.setdefault(key, []).append(Known(value.data, where(path, value), "yaml"))
+                        values.setdefault(key, []).append(Known(value.data, where(path, value), source))
             script = posixpath.basename(program.entry)
             for path, facts in sorted(self.project.shell.items()):
                 if script in facts.scripts:

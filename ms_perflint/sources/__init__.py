@@ -1,9 +1,9 @@
 """Sources: what kind a file is and the text the analysis reads, decided before any linting.
 
-A file is one of four kinds (:func:`kind_of`): a Python file, a Jupyter notebook
-(its code cells joined into one virtual module), a YAML config or a shell launch
-script. :func:`load_unit` reads its bytes into a :class:`Unit`: the text the
-analysis reads, how to write a changed text back (encoding, BOM, the notebook's
+A file is one of five kinds (:func:`kind_of`): a Python file, a Jupyter notebook
+(its code cells joined into one virtual module), a YAML config, a JSON config (read
+as YAML, whose syntax JSON's is) or a shell launch script. :func:`load_unit` reads
+its bytes into a :class:`Unit`: the text the analysis reads, how to write a changed text back (encoding, BOM, the notebook's
 JSON), and why it cannot be checked when it cannot. Nothing here parses Python.
 """
 
@@ -23,11 +23,16 @@ from ms_perflint.settings import DEFAULT_MAX_FILE_SIZE  # noqa: F401 -- the one 
 PYTHON = "python"
 NOTEBOOK = "notebook"
 YAML = "yaml"
+JSON = "json"
 SHELL = "shell"
 #: Suffixes checked when a folder is walked, by kind (config files are checked as part of their project).
 PYTHON_SUFFIXES = (".py",)
 NOTEBOOK_SUFFIXES = (".ipynb",)
 YAML_SUFFIXES = (".yaml", ".yml")
+#: JSON files are configs only when their name says so (``config.json``, ``bert_config.json``): the others are
+#: data (annotations, vocabularies) that no rule reads. Like launch scripts, they are read only as part of a project.
+JSON_SUFFIXES = (".json",)
+JSON_CONFIG_WORD = "config"
 SHELL_SUFFIXES = (".sh",)
 #: A notebook's JSON may be this many times the size limit (outputs, images) before it is not read at all.
 NOTEBOOK_JSON_FACTOR = 20
@@ -44,6 +49,8 @@ def kind_of(path: str) -> Optional[str]:
         return YAML
     if lowered.endswith(SHELL_SUFFIXES):
         return SHELL
+    if lowered.endswith(JSON_SUFFIXES) and JSON_CONFIG_WORD in lowered.replace("\\", "/").rsplit("/", 1)[-1]:
+        return JSON
     return None
 
 
