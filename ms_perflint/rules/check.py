@@ -22,8 +22,11 @@ from ms_perflint.settings import Settings
 class Check:
     """The project a rule decides for, and where its findings go."""
 
-    def __init__(self, project: Project, settings_for: Callable[[str], Settings]) -> None:
+    def __init__(self, project: Project, settings_for: Callable[[str], Settings],
+                 defaults: Optional[Dict[str, Any]] = None) -> None:
         self.project = project
+        #: Every option's default, by name (from the rules being run).
+        self.defaults: Dict[str, Any] = dict(defaults or {})
         self.values = Values(project)
         self._settings_for = settings_for
         self.findings: Dict[str, List[Finding]] = {}
@@ -36,11 +39,7 @@ class Check:
     def option(self, name: str, path: str) -> Any:
         """A rule option's value for ``path`` (its configuration's, else the rule's default)."""
         options = self._settings_for(path).rule_options
-        if name in options:
-            return options[name]
-        from ms_perflint.rules import option_defaults
-
-        return option_defaults()[name]
+        return options[name] if name in options else self.defaults[name]
 
     def report(self, code: str, path: str, at: Any, message: str, fix: Optional[Fix] = None) -> None:
         """Record a finding in ``path`` at a call, a value or a :class:`~ms_perflint.project.model.Where`."""

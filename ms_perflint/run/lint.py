@@ -39,7 +39,8 @@ def decide(project, settings_for: Callable[[str], Settings], rules: Sequence[typ
     """
     from ms_perflint.rules.check import Check
 
-    check = Check(project, settings_for)
+    defaults = {option.name: option.default for rule in rules for option in rule.options}
+    check = Check(project, settings_for, defaults)
     for rule in rules:
         try:
             rule().check(check)

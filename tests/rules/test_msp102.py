@@ -24,7 +24,7 @@ def lint_project(root: Path, **options) -> List[Found]:
     """``(path, line, 1-based column, message)`` of every MSP102 finding in the project at ``root``."""
     settings = Settings(rule_options={key.replace("_", "-"): value for key, value in options.items()})
     index = ProjectIndex(str(root)).refresh()
-    check = Check(Project(str(root), index.facts()), lambda _: settings)
+    check = Check(Project(str(root), index.facts()), lambda _: settings, UnalignedMatmulDim.option_defaults())
     UnalignedMatmulDim().check(check)
     return sorted((path, f.line, f.column + 1, f.message) for path, found in check.findings.items() for f in found)
 
