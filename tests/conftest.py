@@ -35,6 +35,7 @@ def codes_at(findings: Sequence[Finding]) -> List[tuple]:
 
 def write_project(root: Path, files: Dict[str, str]) -> Path:
     """Write ``{relative path: text}`` under ``root`` (dedented), with a pyproject.toml marking the project root."""
+    root.mkdir(parents=True, exist_ok=True)
     (root / "pyproject.toml").write_text("[project]\nname = 'fixture'\n", encoding="utf-8")
     for relative, text in files.items():
         target = root / relative
