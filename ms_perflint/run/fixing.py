@@ -91,8 +91,10 @@ def _fix_pass(session, outcome: FixOutcome, unsafe: bool) -> bool:
     """Apply one pass of fixes to the file's current text; True when its text changed."""
     from ms_perflint.sources import load_unit
 
-    data = session.read(outcome.path)
-    if not isinstance(data, bytes):
+    # The bytes the findings were placed in: a later read could hold another run's fix, and these offsets
+    # would then insert the same line twice. The writer refuses the file if it changed since.
+    data = session.analysed.get(os.path.abspath(outcome.path))
+    if data is None:
         return False
     if outcome.original is None:
         outcome.original = data
