@@ -175,6 +175,16 @@ class Grows(_ConfigRule):
         return replace_value(steps, f"[{steps.text}]", FixSafety.SAFE, "grow") if steps is not None else None
 
 
+class ChangesNothing(_ConfigRule):
+    """A fix whose edit writes back the text it replaces (a rule bug): must be said, not looped on."""
+
+    code = "MSP907"
+
+    def fix_for(self, call) -> Optional[Fix]:
+        steps = call.kwargs.get("save_checkpoint_steps")
+        return replace_value(steps, steps.text, FixSafety.SAFE, "same") if steps is not None else None
+
+
 class EuroSteps(_ConfigRule):
     """A fix whose new text a latin-1 file cannot hold."""
 
@@ -278,6 +288,13 @@ def test_fixes_that_never_settle_stop_after_the_last_pass_and_say_so(tmp_path, r
     brackets = "[" * MAX_PASSES + "10" + "]" * MAX_PASSES
     assert fixed_text(outcome) == CONFIG_CALL.replace("=10", "=" + brackets)
     assert [p.message for p in outcome.problems] == [f"fixes did not settle after {MAX_PASSES} passes; some are left"]
+
+
+def test_a_fix_that_changes_nothing_is_said_once(tmp_path, rules):
+    rules(ChangesNothing)
+    outcome = fix_text(tmp_path, CONFIG_CALL)
+    assert outcome.fixed is None
+    assert [p.message for p in outcome.problems] == ["fixes changed nothing: MSP907"]
 
 
 def test_a_fix_the_files_encoding_cannot_hold_is_not_applied(tmp_path, rules):
