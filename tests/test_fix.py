@@ -456,8 +456,8 @@ def test_a_file_changed_between_check_and_fix_is_not_fixed_twice(tmp_path, monke
     outcomes = fix_on_disk([config])
     assert config.read_text() == YAML_FIXED
     assert config.read_text().count("async_save") == 1
-    assert not outcomes[0].written
-    assert outcomes[0].remaining.error is not None and "changed while it was being checked" in outcomes[0].remaining.error.message
+    assert not outcomes[0].changed and not outcomes[0].written
+    assert outcomes[0].remaining.error is None and outcomes[0].remaining.findings == []  # checked as it is now
 
 
 def test_a_file_changed_between_fix_and_write_is_left_alone(tmp_path):

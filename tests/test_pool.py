@@ -440,6 +440,20 @@ def test_cli_sees_an_edited_file_at_once(project):
     assert "train.py:" not in run_cli(".", "--isolated", cwd=project).stdout
 
 
+def test_a_file_rewritten_with_its_size_and_time_kept_is_checked_as_it_is(project):
+    """The index trusts size and mtime (`cp -p`, `rsync -t`, tar keep them): the bytes read decide."""
+    first = run_cli(".", "--isolated", "-q", cwd=project)
+    assert "train.py" + FINDING in first.stdout
+    status = os.stat(project / "train.py")
+    rewritten = PROGRAM.replace("save_checkpoint_steps=10", "async_save=True, x=12345")
+    assert len(rewritten) == len(PROGRAM)
+    (project / "train.py").write_text(rewritten)
+    os.utime(project / "train.py", ns=(status.st_atime_ns, status.st_mtime_ns))
+    again = run_cli(".", "--isolated", "-q", cwd=project)
+    assert "train.py:" not in again.stdout, again.stdout
+    assert again.stdout.startswith("broken.py:2:7: SyntaxError")
+
+
 def test_cli_no_cache_writes_nothing_and_cache_dir_moves_it(project, tmp_path_factory):
     plain = run_cli(".", "--isolated", "--no-cache", cwd=project)
     assert not (project / ".ms_perflint_cache").exists()

@@ -133,6 +133,7 @@ class Session:
 
         index = self.index(root)
         self._apply_overlay(index)
+        texts = self._read_members(index, members)
         project = Project(index.root, index.facts())
         settings_for = lambda relative: self.settings_for(index.absolute(relative))  # noqa: E731
         rules = enabled_union(self.settings_for(path) for path in members)
@@ -144,8 +145,31 @@ class Session:
             if record is None:
                 results[path] = self.check_alone(path)
                 continue
-            results[path] = self._finish(path, record.kind, record.error, raw.get(relative, []), digest=record.digest)
+            results[path] = self._finish(path, record.kind, record.error, raw.get(relative, []), digest=record.digest,
+                                         data=texts.get(path))
         return results
+
+    def _read_members(self, index, members: Sequence[str]) -> Dict[str, object]:
+        """The bytes of the files to report on, read once; a file whose bytes are not the ones indexed is analysed again.
+
+        The index trusts size and modification time: a file rewritten since it was
+        indexed (by another run's fix a moment ago, or copied with its time kept)
+        would otherwise have its findings decided on one text and placed in another.
+        """
+        import hashlib
+
+        from ms_perflint.project.index import extract_record
+
+        texts: Dict[str, object] = {}
+        for path in members:
+            relative = index.relative(path)
+            record = index.files.get(relative) if relative is not None else None
+            if record is None:
+                continue
+            data = texts[path] = self.read(path)
+            if record.facts is not None and isinstance(data, bytes) and hashlib.sha256(data).hexdigest() != record.digest:
+                index.put(relative, extract_record(relative, path, record.kind, index.max_size, data=data))
+        return texts
 
     def _apply_overlay(self, index) -> None:
         """Files whose text this session holds (an editor buffer, a fix in progress) replace the disk."""
@@ -162,9 +186,9 @@ class Session:
                 data: Optional[bytes] = None) -> FileResult:
         """The user's view of a file's raw findings, placed in ``data`` (read again when not given).
 
-        ``digest`` is the content hash of the text the findings were decided on: a file
-        that changed since (another process fixed it meanwhile) is reported, not placed
-        in a text its offsets do not belong to.
+        ``digest`` is the content hash of the text the findings were decided on: findings
+        are never placed in a text their offsets do not belong to (a file read again
+        after another process changed it is reported as changed instead).
         """
         import hashlib
 
