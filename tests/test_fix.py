@@ -617,6 +617,12 @@ def test_write_atomic_refuses_a_folder_or_a_missing_file(tmp_path):
         write_atomic(str(tmp_path / "missing.py"), b"x", expected=b"")
 
 
+def test_a_folder_or_a_missing_file_is_a_read_error_not_a_fix(tmp_path):
+    outcomes = fix_files(session(tmp_path), [str(tmp_path), str(tmp_path / "missing.py")], unsafe=True)
+    assert [outcome.remaining.error.kind for outcome in outcomes] == ["ReadError", "ReadError"]
+    assert not any(outcome.changed or outcome.problems for outcome in outcomes)
+
+
 # --------------------------------------------------------------------------- property: generated programs
 
 DIMS = st.sampled_from(["10", "16", "1000", "1024", "4096", "2 * 512", "HIDDEN"])

@@ -454,6 +454,12 @@ def test_a_file_rewritten_with_its_size_and_time_kept_is_checked_as_it_is(projec
     assert again.stdout.startswith("broken.py:2:7: SyntaxError")
 
 
+def test_cli_selection_changes_what_a_cached_run_reports(project):
+    assert "train.py" + FINDING in run_cli(".", "--isolated", cwd=project).stdout
+    ignored = run_cli(".", "--isolated", "--ignore", "MSP103", cwd=project)
+    assert "MSP103" not in ignored.stdout and "broken.py:2:7: SyntaxError" in ignored.stdout
+
+
 def test_cli_no_cache_writes_nothing_and_cache_dir_moves_it(project, tmp_path_factory):
     plain = run_cli(".", "--isolated", "--no-cache", cwd=project)
     assert not (project / ".ms_perflint_cache").exists()
