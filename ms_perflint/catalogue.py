@@ -45,6 +45,8 @@ _PREFIX_ALIASES: Tuple[Tuple[str, str], ...] = (
     ("mindspore.common.parameter.", "mindspore."),
     ("mindspore.common.api.", "mindspore."),
     ("mindspore.train.callback.", "mindspore.train."),
+    ("mindspore.train.loss_scale_manager.", "mindspore.train."),
+    ("mindspore.amp.loss_scaler.", "mindspore.amp."),
     ("mindspore.train.model.", "mindspore.train."),
     ("mindspore.train.amp.", "mindspore.amp."),
     ("mindspore.train.serialization.", "mindspore."),
@@ -169,6 +171,41 @@ MATMUL_OPS: Dict[str, MatmulOp] = {
     "mindspore.mint.mm": MatmulOp("function"),
     "mindspore.ops.dense": MatmulOp("function", second_transposed=True),
 }
+@dataclass(frozen=True)
+class WeightedLayer:
+    """A layer whose weight size follows from its arguments: in x out (x kernel) parameters."""
+
+    inputs: Param
+    outputs: Param
+    kernel: Optional[Param] = None
+    #: The kernel's spatial dimensions when given as one int (``kernel_size=3`` for a 3x3 Conv2d).
+    dims: int = 0
+
+
+#: Layers that hold most of a network's weights (for the size of its checkpoint).
+WEIGHTED_LAYERS: Dict[str, WeightedLayer] = {
+    "mindspore.nn.Dense": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1)),
+    "mindspore.nn.Linear": WeightedLayer(Param("in_features", 0), Param("out_features", 1)),
+    "mindspore.nn.Conv1d": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1), Param("kernel_size", 2), 1),
+    "mindspore.nn.Conv2d": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1), Param("kernel_size", 2), 2),
+    "mindspore.nn.Conv3d": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1), Param("kernel_size", 2), 3),
+    "mindspore.nn.Conv2dTranspose": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1),
+                                                  Param("kernel_size", 2), 2),
+    "mindspore.nn.Embedding": WeightedLayer(Param("vocab_size", 0), Param("embedding_size", 1)),
+}
+#: Below this many parameters (a checkpoint of about 8 MB in float32) a save takes tens of milliseconds:
+#: LeNet (60 k), SqueezeNet (1.2 M), MobileViT-XXS (1.3 M). Not worth a finding about saving.
+SMALL_NETWORK_PARAMETERS = 2_000_000
+
+#: Loss scaling exists for float16 training: a program that scales its loss runs mixed precision.
+LOSS_SCALING = frozenset(
+    ("mindspore.nn.TrainOneStepWithLossScaleCell", "mindspore.boost.BoostTrainOneStepWithLossScaleCell",
+     "mindspore.nn.DynamicLossScaleUpdateCell", "mindspore.nn.FixedLossScaleUpdateCell",
+     "mindspore.train.FixedLossScaleManager", "mindspore.train.DynamicLossScaleManager",
+     "mindspore.amp.DynamicLossScaler", "mindspore.amp.StaticLossScaler", "mindspore.amp.all_finite")
+)
+LOSS_SCALE_MANAGER = "loss_scale_manager"
+
 #: The ``@`` operator and ``Tensor.matmul``, recorded as calls of these names.
 MATMUL_OPERATOR = "@"
 TENSOR_MATMUL_METHOD = "matmul"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
@@ -99,6 +100,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised as an interrupt so that a run stops the way Ctrl-C stops it (workers killed, writes said)."""
+
+
+def _terminate(signum, frame) -> None:
+    raise Terminated()
+
+
+def interrupt_code(interrupt: BaseException) -> int:
+    """The exit code of an interrupted run: 128 + the signal, as a shell reports it."""
+    return 128 + (signal.SIGTERM if isinstance(interrupt, Terminated) else signal.SIGINT)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of the console script; returns the exit code."""
     parser = build_parser()
@@ -108,14 +122,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return int(exit_request.code or 0)
     from ms_perflint.config import ConfigError
 
+    previous = _handle_sigterm()
     try:
         return run(args)
     except (UsageError, ConfigError) as error:
         print(f"ms-perflint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:
         print("ms-perflint: interrupted", file=sys.stderr)
-        return 130
+        return interrupt_code(interrupt)
     except BrokenPipeError:
         # The reader went away (`ms-perflint src/ | head`): point stdout at devnull so the final flush cannot raise.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -124,6 +139,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"ms-perflint: internal error: {type(error).__name__}: {error}", file=sys.stderr)
         print("ms-perflint: please report this with the file that caused it", file=sys.stderr)
         return EXIT_ERROR
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _handle_sigterm():
+    """Turn SIGTERM into :class:`Terminated` for this run; returns the handler to restore (None: not changed)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _terminate)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -237,7 +264,36 @@ def _discover(args: argparse.Namespace, session):
                          respect_gitignore=config.respect_gitignore)
         files.extend(found.files)
         problems.extend(found.problems)
+        if os.path.isdir(path) and not (config.force_exclude and config.is_excluded_with_parents(path)):
+            files.extend(_unreadable_sources(path, config, set(found.files)))
     return _unique_files(files), missing, problems
+
+
+def _unreadable_sources(folder: str, config, found: set) -> List[str]:
+    """Source names in ``folder`` that are not regular files: a FIFO, a dangling link, a link loop.
+
+    The walk in :mod:`~ms_perflint.sources.discovery` leaves them out; they are checked
+    with the rest, so each is reported once as a file that could not be read, with why.
+    """
+    from ms_perflint.sources.discovery import SOURCE_SUFFIXES, gitignored
+
+    odd: List[str] = []
+    for parent, subfolders, names in os.walk(folder):
+        subfolders[:] = [d for d in subfolders if not config.is_excluded(os.path.join(parent, d))]
+        for name in names:
+            path = os.path.join(parent, name)
+            if name.endswith(SOURCE_SUFFIXES) and not os.path.isfile(path) and not config.is_excluded(path):
+                odd.append(os.path.normpath(path) if folder != "." else os.path.relpath(path))
+    odd = [path for path in odd if path not in found]
+    if odd and config.respect_gitignore:
+        ignored = gitignored(odd)
+        odd = [path for path in odd if path not in ignored]
+    return sorted(odd)
+
+
+def _force_excluded(session, path: str) -> bool:
+    config = session.config_for(path).overridden(**session.excludes)
+    return bool(config.force_exclude) and config.is_excluded_with_parents(path)
 
 
 def _unique_files(files: Sequence[str]) -> List[str]:
@@ -254,6 +310,8 @@ def _run_stdin(args: argparse.Namespace, session) -> int:
     if args.add_noqa or args.fix:
         raise UsageError("--add-noqa and --fix change files; they cannot be used with standard input (use --diff)")
     name = args.stdin_filename or "-"
+    if args.stdin_filename and _force_excluded(session, args.stdin_filename):
+        return EXIT_CLEAN  # as ruff: an excluded name is not checked, even from standard input
     data = sys.stdin.buffer.read()
     target = os.path.abspath(name) if name != "-" else os.path.abspath("stdin.py")
     session.overlay[target] = data
@@ -273,17 +331,30 @@ def _run_stdin(args: argparse.Namespace, session) -> int:
 def _run_fix(args: argparse.Namespace, session, files: Sequence[str]) -> int:
     from ms_perflint.run.fixing import fix_files, unified_diff, write_fixed
 
-    outcomes = fix_files(session, files, bool(args.unsafe_fixes))
-    interrupted = False
+    try:
+        outcomes = fix_files(session, files, bool(args.unsafe_fixes))
+    except KeyboardInterrupt as interrupt:
+        print("ms-perflint: interrupted; no file was written" if args.fix else "ms-perflint: interrupted",
+              file=sys.stderr)
+        return interrupt_code(interrupt)
     if args.fix:
         try:
             write_fixed(outcomes)
-        except KeyboardInterrupt:
-            interrupted = True
+        except KeyboardInterrupt as interrupt:
+            written = [o.path for o in outcomes if o.written]
+            pending = sum(1 for o in outcomes if o.changed and not o.written)
+            print(f"ms-perflint: interrupted after writing {_plural(len(written), 'fixed file')}"
+                  f"{': ' + ', '.join(written) if written else ''}; {_plural(pending, 'file')} left as they were",
+                  file=sys.stderr)
+            return interrupt_code(interrupt)
+        for outcome in outcomes:
+            if outcome.changed and not outcome.written:  # refused by the writer: the file keeps its findings
+                outcome.remaining, outcome.applied, outcome.fixed = outcome.before, [], None
     for outcome in outcomes:
         for problem in outcome.problems:
             print(f"ms-perflint: warning: {problem.render(outcome.path)}", file=sys.stderr)
-    notes = sys.stdout if args.output_format == "text" else sys.stderr
+    # With --diff, standard output is the patch alone (`ms-perflint --diff . | git apply`): notes go to stderr.
+    notes = sys.stdout if args.output_format == "text" and not args.diff else sys.stderr
     if args.diff:
         for outcome in outcomes:
             sys.stdout.write(unified_diff(outcome))
@@ -296,11 +367,6 @@ def _run_fix(args: argparse.Namespace, session, files: Sequence[str]) -> int:
                 notes.write(f"{where}: {fix.code} {fix.description}\n")
     if not args.quiet:
         notes.write(_fixed_summary(outcomes, bool(args.diff), bool(args.unsafe_fixes)) + "\n")
-    if interrupted:
-        written = [o.path for o in outcomes if o.written]
-        print(f"ms-perflint: interrupted after writing {len(written)} file(s): {', '.join(written) or 'none'}",
-              file=sys.stderr)
-        return 130
     if args.exit_zero:
         return EXIT_CLEAN
     if args.diff:
@@ -311,6 +377,7 @@ def _run_fix(args: argparse.Namespace, session, files: Sequence[str]) -> int:
 
 
 def _fixed_summary(outcomes, would: bool, unsafe: bool) -> str:
+    """``Fixed N findings in M files.``; with ``--diff`` (no report printed) also the unsafe fixes left out."""
     from ms_perflint.findings import FixSafety
 
     fixed = sum(len(o.applied) for o in outcomes if o.changed)
@@ -318,7 +385,7 @@ def _fixed_summary(outcomes, would: bool, unsafe: bool) -> str:
     verb = "Would fix" if would else "Fixed"
     text = f"{verb} {_plural(fixed, 'finding')}" + (f" in {_plural(files, 'file')}." if fixed else ".")
     hidden = sum(1 for o in outcomes for f in o.remaining.findings if f.fix is not None and f.fix.safety is FixSafety.UNSAFE)
-    if hidden and not unsafe:
+    if hidden and not unsafe and would:  # with --fix the report's summary already says so
         text += f" {_plural(hidden, 'more fix', 'more fixes')} available with `--unsafe-fixes`."
     return text
 
@@ -333,6 +400,8 @@ def write_report(results: list, args: argparse.Namespace) -> None:
 
     for line in notices(results):
         print(f"ms-perflint: warning: {line}", file=sys.stderr)
+    if args.statistics:
+        results = _statistics_view(results, bool(args.unsafe_fixes))
     options = dict(quiet=args.quiet, show_statistics=args.statistics, unsafe_fixes=args.unsafe_fixes)
     if not args.output_file:
         write(results, sys.stdout, args.output_format, color=use_color(sys.stdout, args.color), **options)
@@ -342,6 +411,26 @@ def write_report(results: list, args: argparse.Namespace) -> None:
             write(results, stream, args.output_format, **options)
     except OSError as error:
         raise UsageError(f"{args.output_file}: cannot write the report: {error.strerror or error}") from None
+
+
+def _statistics_view(results: list, unsafe: bool) -> list:
+    """What ``--statistics`` counts: ``[*]`` only for fixes this run's ``--fix`` applies; files not checked said.
+
+    The counts are of findings, so a file that could not be checked (a syntax error)
+    is not a row: it is named on standard error instead of vanishing from the output.
+    """
+    from dataclasses import replace
+
+    from ms_perflint.fix.edits import wanted
+    from ms_perflint.output.text import format_error
+
+    view = []
+    for result in results:
+        if result.error is not None:
+            print(f"ms-perflint: error: {format_error(result.path, result.error)}", file=sys.stderr)
+        findings = [f if wanted(f, unsafe) else replace(f, fix=None) for f in result.findings]
+        view.append(replace(result, findings=findings))
+    return view
 
 
 def explain(code: str) -> int:

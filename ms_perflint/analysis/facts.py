@@ -346,8 +346,8 @@ class PythonFacts:
     config: List[ConfigEntry] = field(default_factory=list)
     #: Module-level names bound once to a value (constants).
     constants: Dict[str, Value] = field(default_factory=dict)
-    #: Where an import statement can be inserted: (offset, text to put before it).
-    import_insert: Tuple[int, str] = (0, "")
+    #: Where an import statement can be inserted: (offset, text to put before it, the file's line break).
+    import_insert: Tuple[int, str, str] = (0, "", "\n")
 
     def scope_calls(self) -> Dict[int, List[Call]]:
         """Calls grouped by scope index."""
@@ -375,7 +375,7 @@ class PythonFacts:
 
     @classmethod
     def from_json(cls, data: Dict[str, Any]) -> "PythonFacts":
-        offset, before = data["import_insert"]
+        offset, before, newline = data["import_insert"]
         return cls(
             module=data["module"], imports_mindspore=bool(data["ms"]), imports=list(data["imports"]),
             aliases=dict(data["aliases"]), functions=dict(data["functions"]),
@@ -383,7 +383,7 @@ class PythonFacts:
             scopes=[Scope.from_json(s) for s in data["scopes"]], calls=[Call.from_json(c) for c in data["calls"]],
             loops=[Loop.from_json(l) for l in data["loops"]], config=[ConfigEntry.from_json(c) for c in data["config"]],
             constants={k: Value.from_json(v) for k, v in data["constants"].items()},
-            import_insert=(offset, before),
+            import_insert=(offset, before, newline),
         )
 
 

@@ -677,6 +677,7 @@ class _Collector(cst.CSTVisitor):
             wanted.append(anchor)
         positions = positions_of(self.module, wanted) if wanted else {}
         index = LineIndex(self.text)
+        self.facts.import_insert = (0, "", "\r\n" if "\r\n" in self.text else "\n")
         if anchor is not None and anchor in positions:
             self.facts.import_insert = _import_insert(positions[anchor].end.line, self.text, index)
         for value in values:
@@ -1019,11 +1020,12 @@ def _import_anchor(module: cst.Module) -> Optional[cst.SimpleStatementLine]:
     return anchor
 
 
-def _import_insert(last_line: int, text: str, index: LineIndex) -> Tuple[int, str]:
-    """The offset of the line after ``last_line``, and a line break to put first when the file ends there."""
+def _import_insert(last_line: int, text: str, index: LineIndex) -> Tuple[int, str, str]:
+    """The offset of the line after ``last_line``, a line break to put first when the file ends there, the line break."""
+    newline = "\r\n" if "\r\n" in text else "\n"
     if last_line >= len(index.starts):
-        return len(text), "" if text.endswith(("\n", "\r")) else "\n"
-    return index.starts[last_line], ""
+        return len(text), "" if text.endswith(("\n", "\r")) else newline, newline
+    return index.starts[last_line], "", newline
 
 
 def _is_docstring(statement: cst.SimpleStatementLine) -> bool:

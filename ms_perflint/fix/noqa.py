@@ -199,8 +199,10 @@ def _add_noqa_to_file(session, result: FileResult) -> Tuple[NoqaOutcome, Optiona
     from ms_perflint.fix.writer import WriteRefused, encode_source, write_atomic
     from ms_perflint.sources import load_unit
 
-    data = session.read(result.path)
-    if not isinstance(data, bytes):
+    import os
+
+    data = session.analysed.get(os.path.abspath(result.path))  # the text the findings' lines belong to
+    if data is None:
         return NoqaOutcome(""), "not read"
     unit = load_unit(result.path, data, result.kind, None)
     if result.kind == "yaml":

@@ -68,13 +68,16 @@ class IndexedFile:
         return record
 
     def loaded_facts(self) -> Any:
-        """The facts as objects (built from ``raw`` on first use); None when the file has none or they are bad."""
+        """The facts as objects (built from ``raw`` on first use); None when the file has none.
+
+        Raises ValueError when the stored facts do not read back (the caller analyses the file again).
+        """
         if self.facts is None and self.raw is not None:
+            raw, self.raw = self.raw, None
             try:
-                self.facts = facts_from_json(self.raw)
-            except (KeyError, TypeError, ValueError, AttributeError, IndexError):
-                self.error = FileError("CacheError", "the cached facts were unreadable; run with --no-cache")
-            self.raw = None
+                self.facts = facts_from_json(raw)
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as error:
+                raise ValueError(f"stored facts are not valid: {error}") from None
         return self.facts
 
 
@@ -116,8 +119,13 @@ class ProjectIndex:
         """``{relative path: facts}`` of every file that has facts (loading cached ones on first use)."""
         self._load_facts()
         found = {}
-        for path, record in self.files.items():
-            facts = record.loaded_facts()
+        for path, record in list(self.files.items()):
+            try:
+                facts = record.loaded_facts()
+            except ValueError:  # a damaged entry in the store is a miss: analyse the file again
+                record = self.files[path] = extract_record(path, self.absolute(path), record.kind, self.max_size)
+                self._new.add(path)
+                facts = record.facts
             if facts is not None:
                 found[path] = facts
         return found

@@ -15,7 +15,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import CALL, LIT, REF, SELF, Call, Value
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
-from ms_perflint.project.training import NetworkUse, Training
+from ms_perflint.project.training import NetworkUse, Training, holding_attribute, used_attributes
 from ms_perflint.project.values import Ref, Values
 
 #: What a cast does to the layers it reaches.
@@ -104,7 +104,9 @@ def program_precision(check, training: Training, program: Program) -> Optional[P
             continue
         composition = training.composition(classes)
         precision = ProgramPrecision(program, use)
-        precision.sites = _sites(project, values, training.building_scopes(composition))
+        used = used_attributes(project, composition)
+        precision.sites = [site for site in _sites(project, values, training.building_scopes(composition))
+                           if _runs(project, site, used)]
         _mechanisms(project, values, program, precision)
         _casts(project, values, training, program, composition, precision)
         return precision
@@ -112,6 +114,15 @@ def program_precision(check, training: Training, program: Program) -> Optional[P
 
 
 # --- sites -----------------------------------------------------------------------------------------
+
+
+def _runs(project: Project, site: "MatmulSite", used: Set[str]) -> bool:
+    """A layer built into ``self.<attr>`` runs only if a method other than ``__init__`` uses that attribute
+    (a VGG used as a loss network builds its classifier but calls only its features)."""
+    if site.kind not in ("layer", "primitive"):
+        return True
+    attribute = holding_attribute(project.python[site.path], site.call)
+    return attribute is None or attribute in used
 
 
 def _sites(project: Project, values: Values, scopes: Set[ScopeRef]) -> List[MatmulSite]:
@@ -177,6 +188,8 @@ def _mechanisms(project: Project, values: Values, program: Program, precision: P
                 continue
             qualified = project.qualified(path, call)
             where = f"{path}:{call.line}"
+            if qualified in ms.LOSS_SCALING or ms.LOSS_SCALE_MANAGER in call.kwargs and qualified == ms.MODEL:
+                precision.levels.append(("?", f"loss scaling at {where}"))  # loss scaling exists for float16
             if qualified in ms.AMP_ENTRIES:
                 _amp_entry(values, path, call, qualified, where, precision)
             elif qualified == ms.CUSTOM_MIXED_PRECISION:

@@ -14,7 +14,7 @@ The rules ask these questions of programs (:mod:`~ms_perflint.project.model`):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple  # noqa: F401
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import CALL, Call, Value
@@ -211,3 +211,118 @@ class Training:
                 found.add((symbol.path, function))
                 found.update(self._factories((symbol.path, function), seen))
         return found
+
+
+# --- what a network runs, and how big it is ------------------------------------------------------------
+
+
+def used_attributes(project: Project, classes: FrozenSet[ClassRef]) -> Set[str]:
+    """Names of ``self.<attr>`` the classes' methods other than ``__init__`` use: what ``construct`` can run."""
+    used: Set[str] = set()
+    for cls in classes:
+        for path, index in project.methods(cls):
+            facts = project.python[path]
+            if facts.scopes[index].name.rsplit(".", 1)[-1] == "__init__":
+                continue
+            for call in facts.calls:
+                if call.scope != index:
+                    continue
+                if call.callee.startswith("self."):
+                    used.add(call.callee[5:].split(".", 1)[0])
+                for value in (call.receiver, *call.args, *call.kwargs.values()):
+                    used.update(_self_names(value))
+    return used
+
+
+def _self_names(value: Optional[Value], depth: int = 0) -> Set[str]:
+    if value is None or depth > 8:
+        return set()
+    names = {value.data} if value.kind == "self" else set()
+    for part in value.parts:
+        names |= _self_names(part, depth + 1)
+    return names
+
+
+def holding_attribute(facts, call: Call) -> Optional[str]:
+    """The ``self.<attr>`` a layer ends up in: its own target, or the target of the call that takes it
+    (``self.classifier = nn.SequentialCell([nn.Dense(...), ...])``); None when it goes elsewhere."""
+    parents = _argument_parents(facts)
+    current = call
+    for _ in range(8):
+        if current.target:
+            return current.target[5:] if current.target.startswith("self.") else None
+        parent = parents.get(current.id)
+        if parent is None:
+            return None
+        current = parent
+    return None
+
+
+def _argument_parents(facts) -> Dict[int, Call]:
+    """Call id -> the call that takes its result as an argument (once per file)."""
+    cached = getattr(facts, "_argument_parents", None)
+    if cached is None:
+        cached = {}
+        for call in facts.calls:
+            for value in (*call.args, *call.kwargs.values()):
+                for inner in _call_ids(value):
+                    cached.setdefault(inner, call)
+        facts._argument_parents = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def _call_ids(value: Value, depth: int = 0) -> Set[int]:
+    if depth > 6:
+        return set()
+    found = {value.data} if value.kind == CALL else set()
+    if value.kind == "op" and value.data == "tuple":
+        for part in value.parts:
+            found |= _call_ids(part, depth + 1)
+    return found
+
+
+def parameter_count(project: Project, values, scopes: Set[ScopeRef]) -> Optional[int]:
+    """Weights of the Dense/Linear/Conv/Embedding layers built in ``scopes``; None when one is of unknown size."""
+    total = 0
+    for path, index in scopes:
+        facts = project.python[path]
+        for call in facts.calls:
+            if call.scope != index or not call.callee:
+                continue
+            layer = ms.WEIGHTED_LAYERS.get(project.qualified(path, call))
+            if layer is None:
+                continue
+            size = _layer_size(values, path, call, layer)
+            if size is None:
+                return None
+            total += size
+    return total
+
+
+def _layer_size(values, path: str, call: Call, layer) -> Optional[int]:
+    product = 1
+    for parameter in (layer.inputs, layer.outputs, layer.kernel):
+        if parameter is None:
+            continue
+        argument = call.argument(parameter.keyword, parameter.position)
+        if argument is None:
+            return None
+        found = values.resolve(path, argument, call.scope)
+        numbers = [_size_of(k.value, layer.dims if parameter is layer.kernel else 0) for k in found.values]
+        if not found.complete or not numbers or None in numbers:
+            return None
+        product *= max(numbers)  # type: ignore[type-var]
+    return product
+
+
+def _size_of(value, dims: int) -> Optional[int]:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value ** dims if dims else value
+    if isinstance(value, tuple) and value and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        result = 1
+        for item in value:
+            result *= item
+        return result
+    return None

@@ -409,7 +409,7 @@ class Values:
                         values.setdefault(key, []).append(Known(value.data, where(path, value), source))
             script = posixpath.basename(program.entry)
             for path, facts in sorted(self.project.shell.items()):
-                if script in facts.scripts:
+                if script in facts.scripts and self.shell_belongs(path, program.entry):
                     for entry in facts.entries:
                         if entry.owner in (f"shell:{script}", "env"):
                             values.setdefault(entry.key, []).append(
@@ -451,6 +451,14 @@ class Values:
             return  # a switch (store_true, ...) exists to be flipped on the command line: its default is no config
         if default is not None and default.kind == LIT:
             values.setdefault(key, []).append(Known(default.data, where(path, default), "argparse default"))
+
+    def shell_belongs(self, shell_path: str, entry: str) -> bool:
+        """A launch script runs an entry of its own tree: the entry lives under the script's folder (or the folder
+        above a ``scripts/`` folder). A ``run_train.sh`` of another sub-project that also runs a ``train.py`` does not."""
+        base = posixpath.dirname(shell_path)
+        if posixpath.basename(base) in SCRIPT_FOLDERS:
+            base = posixpath.dirname(base)
+        return not base or entry.startswith(base + "/")
 
     def yaml_belongs(self, yaml_path: str, entry: str) -> bool:
         """A YAML config is one of an entry's configs when it lives beside the entry (or above its scripts folder)."""

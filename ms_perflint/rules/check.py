@@ -95,8 +95,7 @@ def spelled(facts: PythonFacts, qualified: str) -> Tuple[str, Tuple[TextEdit, ..
                 return f"{local}.{attribute}", ()
     alias = "ms" if "ms" not in facts.aliases and "ms" not in facts.constants else "mindspore"
     statement = "import mindspore as ms" if alias == "ms" else "import mindspore"
-    offset, before = facts.import_insert
-    newline = "\r\n" if before == "\r\n" else "\n"
+    offset, before, newline = facts.import_insert
     return f"{alias}.{attribute}", (TextEdit(offset, offset, f"{before}{statement}{newline}"),)
 
 

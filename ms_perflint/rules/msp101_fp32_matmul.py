@@ -24,6 +24,9 @@ DEFAULT_TARGET = "910b"
 #: A MatMul of at least this many weights (in x out) is worth running in float16; smaller ones
 #: (LeNet's 400x120) are not worth a finding on their own.
 SIGNIFICANT_WEIGHTS = 256 * 256
+#: A network whose MatMul layers hold fewer weights than this (a CNN's classifier head, a small MLP) does little
+#: MatMul work: a million weights is a 1024x1024 layer, or four BERT-tiny encoder layers.
+SIGNIFICANT_TOTAL = 1 << 20
 PROGRAM_FIX = "Enable mixed precision for the whole network (amp_level=\"O2\")"
 LAYER_FIX = "Run this layer in float16 (.to_float(float16))"
 
@@ -373,10 +376,11 @@ class Fp32Matmul(Rule):
 
 
 def _significant(sites: List[MatmulSite]) -> bool:
-    """Enough MatMul work to matter: two or more sites, one large or of unknown size."""
-    if len(sites) < 2:
-        return False
-    return any(site.weights is None or site.weights >= SIGNIFICANT_WEIGHTS for site in sites)
+    """Enough MatMul work to matter: a million weights in MatMul layers, or several MatMuls of sizes only
+    known at run time (attention products, config-sized layers)."""
+    known = sum(site.weights for site in sites if site.weights is not None)
+    unknown = [site for site in sites if site.weights is None]
+    return known >= SIGNIFICANT_TOTAL or (len(unknown) >= 2 and len(sites) >= 4)
 
 
 def _anchor_name(use: NetworkUse) -> str:

@@ -351,14 +351,13 @@ def _async_state(call: Call, qualified: str) -> Tuple[str, Optional[Value]]:
 
 
 def _model_checkpoints(project: Project, path: str, config: Call) -> List[Tuple[str, Call]]:
-    """``ModelCheckpoint(config=...)`` calls that receive this CheckpointConfig (directly or through a parameter)."""
+    """``ModelCheckpoint(config=...)`` calls that receive this CheckpointConfig: directly, returned by a helper,
+    or through a parameter."""
     found = []
-    for call in project.python[path].calls:
-        if project.qualified(path, call) != ms.MODEL_CHECKPOINT:
-            continue
+    for callback_path, call in _all_model_checkpoints(project):
         argument = call.argument(ms.MODEL_CHECKPOINT_CONFIG.keyword, ms.MODEL_CHECKPOINT_CONFIG.position)
-        if argument is not None and argument.kind == CALL and argument.data == config.id:
-            found.append((path, call))
+        if argument is not None and project.making_call(callback_path, argument, ms.CHECKPOINT_CONFIG) == (path, config):
+            found.append((callback_path, call))
     if found:
         return found
     for caller_path, caller in _callers_passing(project, path, config):
@@ -369,6 +368,15 @@ def _model_checkpoints(project: Project, path: str, config: Call) -> List[Tuple[
                     if argument is not None and argument.kind == PARAM:
                         found.append((target_path, call))
     return found
+
+
+def _all_model_checkpoints(project: Project) -> List[Tuple[str, Call]]:
+    """Every ``ModelCheckpoint(...)`` call of the project (once per project)."""
+    def find() -> List[Tuple[str, Call]]:
+        return [(path, call) for path, facts in sorted(project.python.items()) for call in facts.calls
+                if call.callee and project.qualified(path, call) == ms.MODEL_CHECKPOINT]
+
+    return project.memo("model-checkpoints", find)  # type: ignore[return-value]
 
 
 def _callers_passing(project: Project, path: str, config: Call) -> List[Tuple[str, Call]]:

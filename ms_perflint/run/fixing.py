@@ -12,11 +12,13 @@ since they were read; ``--diff`` writes nothing.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
+import re
 import warnings
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Iterator, List, Optional, Sequence
 
 from ms_perflint.findings import FileResult, Finding
 from ms_perflint.fix.edits import apply_edits, choose, wanted
@@ -41,9 +43,12 @@ class FixProblem:
 
     message: str
     line: Optional[int] = None
+    #: In a notebook: the cell ``line`` counts in.
+    cell: Optional[int] = None
 
     def render(self, path: str) -> str:
-        where = f"{path}:{self.line}" if self.line is not None else path
+        where = path if self.cell is None else f"{path}:cell {self.cell}"
+        where = f"{where}:{self.line}" if self.line is not None else where
         return f"{where}: {self.message}"
 
 
@@ -65,6 +70,11 @@ class FixOutcome:
     def changed(self) -> bool:
         return self.fixed is not None and self.fixed != self.original
 
+    def say(self, problem: FixProblem) -> None:
+        """Add a problem once (a later pass meets the same dropped fix again)."""
+        if problem not in self.problems:
+            self.problems.append(problem)
+
 
 def fix_files(session, paths: Sequence[str], unsafe: bool) -> List[FixOutcome]:
     """Fix ``paths`` in memory (the session's overlay holds the new texts); nothing is written here."""
@@ -79,7 +89,7 @@ def fix_files(session, paths: Sequence[str], unsafe: bool) -> List[FixOutcome]:
             outcomes[path].remaining = result
         pending = [path for path in changed if _fixable(outcomes[path].remaining, unsafe)]
     for path in pending:
-        outcomes[path].problems.append(FixProblem(f"fixes did not settle after {MAX_PASSES} passes; some are left"))
+        outcomes[path].say(FixProblem(f"fixes did not settle after {MAX_PASSES} passes; some are left"))
     return [outcomes[path] for path in paths]
 
 
@@ -91,48 +101,71 @@ def _fix_pass(session, outcome: FixOutcome, unsafe: bool) -> bool:
     """Apply one pass of fixes to the file's current text; True when its text changed."""
     from ms_perflint.sources import load_unit
 
-    data = session.read(outcome.path)
-    if not isinstance(data, bytes):
+    # The bytes the findings were placed in: a later read could hold another run's fix, and these offsets
+    # would then insert the same line twice. The writer refuses the file if it changed since.
+    data = session.analysed.get(os.path.abspath(outcome.path))
+    if data is None:
         return False
     if outcome.original is None:
         outcome.original = data
-    result = outcome.remaining
-    unit = load_unit(outcome.path, data, result.kind, None)
-    chosen = choose(result.findings, unsafe)
-    edits = [edit for finding in chosen for edit in finding.fix.edits]  # type: ignore[union-attr]
-    try:
-        new_text = apply_edits(unit.text, edits)
-    except ValueError as error:
-        outcome.problems.append(FixProblem(f"fixes not applied: {error}"))
-        return False
-    problem = _invalid(new_text, result.kind, outcome.path)
-    if problem is not None:
-        outcome.problems.append(FixProblem(f"fixes not applied: the result would not be valid ({problem})"))
-        return False
-    try:
-        new_data = _encode(unit, new_text)
-    except (UnicodeEncodeError, ValueError) as error:
-        outcome.problems.append(FixProblem(f"fixes not applied: {error}"))
-        return False
+    unit = load_unit(outcome.path, data, outcome.remaining.kind, None)
+    chosen = choose(outcome.remaining.findings, unsafe)
+    # A file Python already refuses to compile (`return` outside a function) is held to the parser only.
+    strict = _invalid(unit.text, unit.kind, outcome.path) is None
+    new_data, problem = _fixed_bytes(unit, chosen, outcome.path, strict)
+    kept = list(chosen)
+    if problem is not None:  # one fix breaks the file (or its encoding): keep the others, one at a time
+        new_data, kept = data, []
+        for finding in chosen:
+            candidate, problem = _fixed_bytes(unit, kept + [finding], outcome.path, strict)
+            if problem is None:
+                new_data, kept = candidate, kept + [finding]
+            else:
+                outcome.say(FixProblem(f"{finding.code} fix not applied: {problem}", finding.line, finding.cell))
     if new_data == data:
+        if kept:
+            outcome.say(FixProblem(f"fixes changed nothing: {', '.join(sorted({f.code for f in kept}))}"))
         return False
     session.overlay[os.path.abspath(outcome.path)] = new_data
     outcome.fixed = new_data
-    outcome.applied.extend(_applied(chosen))
+    outcome.applied.extend(_applied(kept))
     return True
+
+
+def _fixed_bytes(unit, findings: Sequence[Finding], path: str, strict: bool):
+    """``(new bytes, None)`` with the findings' fixes applied, or ``(None, why not)``."""
+    edits = [edit for finding in findings for edit in finding.fix.edits]  # type: ignore[union-attr]
+    try:
+        text = apply_edits(unit.text, edits)
+    except ValueError as error:
+        return None, str(error)
+    problem = _invalid(text, unit.kind, path, strict)
+    if problem is not None:
+        return None, f"the result would not be valid ({problem})"
+    try:
+        return _encode(unit, text), None
+    except UnicodeEncodeError as error:
+        return None, f"the file's encoding ({unit.source.encoding}) cannot hold {error.object[error.start:error.end]!r}"
+    except ValueError as error:
+        return None, str(error)
 
 
 def _applied(chosen: Sequence[Finding]) -> List[AppliedFix]:
     return [AppliedFix(f.code, f.line, f.fix.description, f.cell) for f in chosen if f.fix is not None]
 
 
-def _invalid(text: str, kind: str, path: str) -> Optional[str]:
-    """Why a fixed text is not valid for its kind, or None."""
+def _invalid(text: str, kind: str, path: str, strict: bool = True) -> Optional[str]:
+    """Why a fixed text is not valid for its kind, or None; not ``strict``: Python is only parsed, not compiled."""
     if kind in ("python", "notebook"):
+        import ast
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                compile(text, path, "exec", dont_inherit=True)
+                if strict:
+                    compile(text, path, "exec", dont_inherit=True)
+                else:
+                    ast.parse(text, path)
             except (SyntaxError, ValueError) as error:
                 return f"{type(error).__name__}: {error}"
         return None
@@ -164,30 +197,56 @@ def _encode(unit, text: str) -> bytes:
 
 
 def write_fixed(outcomes: Sequence[FixOutcome]) -> None:
-    """Write every changed file with the atomic writer; a file that cannot be written is a problem, not an abort."""
+    """Write every changed file with the atomic writer; a file that cannot be written is a problem, not an abort.
+
+    An interrupt (Ctrl-C, SIGTERM) is held while one file is written and taken between
+    files, so ``written`` is exactly the files now on disk in their fixed form.
+    """
     from ms_perflint.fix.writer import WriteRefused, write_atomic
 
     for outcome in outcomes:
         if not outcome.changed:
             continue
-        try:
-            write_atomic(outcome.path, outcome.fixed, outcome.original)  # type: ignore[arg-type]
-            outcome.written = True
-        except WriteRefused as refused:
-            outcome.problems.append(FixProblem(f"not written: {refused}"))
-        except KeyboardInterrupt:
-            raise
+        with _interrupts_held():
+            try:
+                write_atomic(outcome.path, outcome.fixed, outcome.original)  # type: ignore[arg-type]
+                outcome.written = True
+            except WriteRefused as refused:
+                outcome.say(FixProblem(f"not written: {refused}"))
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Block SIGINT and SIGTERM in this thread for the block; one that arrived is delivered after it."""
+    import signal
+
+    held = {signal.SIGINT, signal.SIGTERM}
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def unified_diff(outcome: FixOutcome) -> str:
     """The change as a unified diff of the decoded texts (``--- path`` / ``+++ path``)."""
     if not outcome.changed:
         return ""
-    before = _decoded(outcome.original or b"")
-    after = _decoded(outcome.fixed or b"")
-    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
-                                 fromfile=outcome.path, tofile=outcome.path)
+    before = _lines(_decoded(outcome.original or b""))
+    after = _lines(_decoded(outcome.fixed or b""))
+    lines = difflib.unified_diff(before, after, fromfile=outcome.path, tofile=outcome.path)
     return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def _lines(text: str) -> List[str]:
+    """Lines as Python and ``diff`` split them: at ``\\n``, ``\\r\\n`` and ``\\r`` only (not at a form feed)."""
+    return [line for line in _LINE.findall(text) if line]
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
 def _decoded(data: bytes) -> str:

@@ -5,8 +5,9 @@ Few files are analysed in this process; many are spread over forked workers (one
 :data:`FILES_PER_WORKER` files, at most one per core). Workers die with the parent
 (``PR_SET_PDEATHSIG`` on Linux) and never outlive a run. A file that kills its
 worker (a crash in the native parser, the memory killer) does not end the run: the
-files still pending are analysed again, each in a process of its own, so the one that
-crashes is named in its own error and every other file gets its facts.
+files the workers had started are analysed again, each in a process of its own, so
+the one that crashes is named in its own error; the files not started yet go to a
+fresh pool, and every other file gets its facts.
 """
 
 from __future__ import annotations
@@ -65,35 +66,63 @@ class Extractor:
             self.progress(done, total)
 
     def _in_pool(self, jobs: Sequence[Job], workers: int) -> list:
+        records: List[object] = [None] * len(jobs)
+        # Largest files first, so no worker is left with a big file at the end; order is restored by index.
+        pending = sorted(range(len(jobs)), key=lambda i: -_size(jobs[i][1]))
+        done = [0]
+        while pending:
+            suspects, pending = self._pool_round(jobs, pending, workers, records, done)
+            if suspects:
+                _warm_up()  # each isolated process is forked from this one: import the parser once, here
+            for index in suspects:
+                records[index] = _isolated(jobs[index], self.max_size)
+                done[0] += 1
+                self._report(done[0], len(jobs))
+        return records
+
+    def _pool_round(self, jobs: Sequence[Job], indexes: List[int], workers: int, records: List[object],
+                    done: List[int]) -> Tuple[List[int], List[int]]:
+        """Analyse ``indexes`` in a pool; when a worker dies: (files it may have died on, files never started).
+
+        Workers flag each file as they start it, so after a crash only the files that
+        were started and not finished (at most one per worker) are suspects; the rest
+        go to a fresh pool. Without any such flag every unfinished file is a suspect.
+        """
         from concurrent.futures import ProcessPoolExecutor, as_completed
         from concurrent.futures.process import BrokenProcessPool
 
-        # Largest files first, so no worker is left with a big file at the end; order is restored below.
-        order = sorted(range(len(jobs)), key=lambda i: -_size(jobs[i][1]))
-        records: List[object] = [None] * len(jobs)
-        executor = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_start_worker,
-                                       initargs=(self.max_size,))
+        context = _context()
+        started = context.Array("b", len(jobs), lock=False)
+        executor = ProcessPoolExecutor(max_workers=min(workers, len(indexes)), mp_context=context,
+                                       initializer=_start_worker, initargs=(self.max_size, os.getpid(), started))
         broken = False
         finished = False
         try:
-            futures = {executor.submit(_work, jobs[i]): i for i in order}
-            done = 0
+            futures = {executor.submit(_work, index, jobs[index]): index for index in indexes}
             for future in as_completed(futures):
                 try:
                     records[futures[future]] = future.result()
                 except BrokenProcessPool:
                     broken = True
                     continue
-                done += 1
-                self._report(done, len(jobs))
+                done[0] += 1
+                self._report(done[0], len(jobs))
             finished = True
         finally:
             _shutdown(executor, kill=not finished)
-        if broken:
-            for index, record in enumerate(records):
-                if record is None:
-                    records[index] = _isolated(jobs[index], self.max_size)
-        return records
+        unfinished = [index for index in indexes if records[index] is None]
+        if not broken or not unfinished:
+            return [], []
+        suspects = [index for index in unfinished if started[index]]
+        if not suspects:
+            return unfinished, []
+        return suspects, [index for index in unfinished if not started[index]]
+
+
+def _warm_up() -> None:
+    from ms_perflint.analysis import analyse_python
+
+    analyse_python("x = 1\n", "warm_up")
 
 
 # --- the workers --------------------------------------------------------------------------------
@@ -101,15 +130,23 @@ class Extractor:
 _WORKER: Dict[str, object] = {}
 
 
-def _start_worker(max_size: Optional[int]) -> None:
-    _die_with_parent()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what an interrupt means
+def _start_worker(max_size: Optional[int], parent: int, started) -> None:
+    _become_worker(parent)
     _WORKER["max_size"] = max_size
+    _WORKER["started"] = started
 
 
-def _work(job: Job):
+def _become_worker(parent: int) -> None:
+    """A forked worker: dies with the parent, leaves interrupts to it, and ends at once when told to."""
+    _die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what an interrupt means
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler, inherited by the fork
+
+
+def _work(index: int, job: Job):
     from ms_perflint.project.index import extract_record
 
+    _WORKER["started"][index] = 1  # type: ignore[index]
     relative, path, kind = job
     return extract_record(relative, path, kind, _WORKER.get("max_size"))  # type: ignore[arg-type]
 
@@ -122,7 +159,7 @@ def _isolated(job: Job, max_size: Optional[int]):
 
     context = _context()
     receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_isolated_main, args=(job, max_size, sender), daemon=True)
+    process = context.Process(target=_isolated_main, args=(job, max_size, sender, os.getpid()), daemon=True)
     process.start()
     sender.close()
     record = None
@@ -144,16 +181,16 @@ def _isolated(job: Job, max_size: Optional[int]):
     return record
 
 
-def _isolated_main(job: Job, max_size: Optional[int], sender) -> None:
-    _die_with_parent()
+def _isolated_main(job: Job, max_size: Optional[int], sender, parent: int) -> None:
+    _become_worker(parent)
     from ms_perflint.project.index import extract_record
 
     sender.send(extract_record(job[0], job[1], job[2], max_size))
     sender.close()
 
 
-def _die_with_parent() -> None:
-    """Ask the kernel to kill this process when its parent dies (Linux); elsewhere nothing."""
+def _die_with_parent(parent: int) -> None:
+    """Ask the kernel to kill this process when its parent (pid ``parent``) dies (Linux); elsewhere nothing."""
     if not sys.platform.startswith("linux"):
         return
     try:
@@ -162,7 +199,7 @@ def _die_with_parent() -> None:
         libc = ctypes.CDLL(None, use_errno=True)
         pr_set_pdeathsig = 1
         libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
-        if os.getppid() == 1:  # the parent died before the call
+        if os.getppid() != parent:  # the parent died before the call (we were adopted, not always by pid 1)
             os._exit(1)
     except (OSError, AttributeError):
         pass

@@ -49,6 +49,9 @@ class Session:
         self._settings: Dict[str, Settings] = {}
         #: Texts that replace files on disk (an editor's unsaved buffer, a fix in progress), by absolute path.
         self.overlay: Dict[str, bytes] = {}
+        #: The bytes each file's latest findings were computed from, by absolute path (files with findings only):
+        #: fixes and noqa comments are applied to these, never to a later read of the file.
+        self.analysed: Dict[str, bytes] = {}
 
     # --- configuration ----------------------------------------------------------------------------
 
@@ -76,6 +79,7 @@ class Session:
 
         self._indexes.clear()
         self._settings.clear()
+        self.analysed.clear()
         config_for_folder.cache_clear()
 
     # --- projects --------------------------------------------------------------------------------
@@ -128,6 +132,7 @@ class Session:
 
         index = self.index(root)
         self._apply_overlay(index)
+        texts = self._read_members(index, members)
         settings_for = lambda relative: self.settings_for(index.absolute(relative))  # noqa: E731
         rules = enabled_union(self.settings_for(path) for path in members)
         raw = self._decisions(index, rules, settings_for)
@@ -138,7 +143,8 @@ class Session:
             if record is None:
                 results[path] = self.check_alone(path)
                 continue
-            results[path] = self._finish(path, record.kind, record.error, raw.get(relative, []))
+            results[path] = self._finish(path, record.kind, record.error, raw.get(relative, []), digest=record.digest,
+                                         data=texts.get(path))
         return results
 
     def _decisions(self, index, rules, settings_for):
@@ -158,6 +164,28 @@ class Session:
         decisions.store(cache, index.root, wanted, raw)
         return raw
 
+    def _read_members(self, index, members: Sequence[str]) -> Dict[str, object]:
+        """The bytes of the files to report on, read once; a file whose bytes are not the ones indexed is analysed again.
+
+        The index trusts size and modification time: a file rewritten since it was
+        indexed (by another run's fix a moment ago, or copied with its time kept)
+        would otherwise have its findings decided on one text and placed in another.
+        """
+        import hashlib
+
+        from ms_perflint.project.index import extract_record
+
+        texts: Dict[str, object] = {}
+        for path in members:
+            relative = index.relative(path)
+            record = index.files.get(relative) if relative is not None else None
+            if record is None:
+                continue
+            data = texts[path] = self.read(path)
+            if record.error is None and isinstance(data, bytes) and hashlib.sha256(data).hexdigest() != record.digest:
+                index.put(relative, extract_record(relative, path, record.kind, index.max_size, data=data))
+        return texts
+
     def _apply_overlay(self, index) -> None:
         """Files whose text this session holds (an editor buffer, a fix in progress) replace the disk."""
         from ms_perflint.project.index import extract_record
@@ -169,14 +197,29 @@ class Session:
             if relative is not None and kind is not None:
                 index.put(relative, extract_record(relative, path, kind, index.max_size, data=data))
 
-    def _finish(self, path: str, kind: str, error: Optional[FileError], raw) -> FileResult:
+    def _finish(self, path: str, kind: str, error: Optional[FileError], raw, digest: Optional[str] = None,
+                data: Optional[bytes] = None) -> FileResult:
+        """The user's view of a file's raw findings, placed in ``data`` (read again when not given).
+
+        ``digest`` is the content hash of the text the findings were decided on: findings
+        are never placed in a text their offsets do not belong to (a file read again
+        after another process changed it is reported as changed instead).
+        """
+        import hashlib
+
         from ms_perflint.run.lint import finish
         from ms_perflint.sources import YAML, load_unit
 
         result = FileResult(path, kind=kind, error=error)
-        data = self.read(path)
+        if data is None:
+            data = self.read(path)
         if isinstance(data, FileError):
             result.error = result.error or data
+            return result
+        absolute = os.path.abspath(path)
+        self.analysed.pop(absolute, None)
+        if raw and digest is not None and hashlib.sha256(data).hexdigest() != digest:
+            result.error = FileError("Changed", "the file changed while it was being checked; check it again")
             return result
         unit = load_unit(path, data, kind, None)
         result.source = unit.source
@@ -184,11 +227,11 @@ class Session:
         result.virtual_text = unit.text if unit.virtual is not None else None  # type: ignore[attr-defined]
         if raw and unit.error is None:
             finish(result, raw, self.settings_for(path), unit.text, unit.virtual, is_yaml=kind == YAML)
+            self.analysed[absolute] = data
         return result
 
     def check_alone(self, path: str) -> FileResult:
         """Check one file as a project of its own."""
-        from ms_perflint.analysis import module_name
         from ms_perflint.project.index import extract_record
         from ms_perflint.project.model import Project
         from ms_perflint.run.lint import decide, enabled_rules
@@ -202,10 +245,9 @@ class Session:
             return FileResult(path, kind=kind, error=data)
         record = extract_record(name, path, kind, settings.max_file_size, data=data)
         if record.facts is None:
-            return self._finish(path, kind, record.error, [])
+            return self._finish(path, kind, record.error, [], data=data)
         raw = decide(Project("", {name: record.facts}), lambda _: settings, enabled_rules(settings))
-        del module_name
-        return self._finish(path, kind, record.error, raw.get(name, []))
+        return self._finish(path, kind, record.error, raw.get(name, []), data=data)
 
     def read(self, path: str):
         """The bytes of ``path`` (the overlay's when this session holds a text for it)."""
