@@ -116,3 +116,26 @@ def check_text(text: str, path: str, settings: Settings, kind: Optional[str] = N
 def _relative_name(path: str) -> str:
     name = path.replace("\\", "/").rsplit("/", 1)[-1] if path not in ("", "-") else "stdin.py"
     return name or "stdin.py"
+
+
+def check_folder(root: str, settings: Settings, rules: Optional[Sequence[Type]] = None) -> Dict[str, FileResult]:
+    """Check every file of the project at ``root`` (index built in memory); results by root-relative path."""
+    from ms_perflint.project.index import ProjectIndex
+    from ms_perflint.project.model import Project
+    from ms_perflint.sources import YAML, load_unit, read_bytes
+
+    index = ProjectIndex(root, cache_folder=None).refresh()
+    project = Project(index.root, index.facts())
+    raw = decide(project, lambda _: settings, rules if rules is not None else enabled_rules(settings))
+    results: Dict[str, FileResult] = {}
+    for relative, record in sorted(index.files.items()):
+        result = FileResult(relative, kind=record.kind, error=record.error)
+        findings = raw.get(relative, [])
+        if findings:
+            data = read_bytes(index.absolute(relative))
+            if isinstance(data, bytes):
+                unit = load_unit(relative, data, record.kind)
+                result.source = unit.source
+                finish(result, findings, settings, unit.text, unit.virtual, is_yaml=record.kind == YAML)
+        results[relative] = result
+    return results
