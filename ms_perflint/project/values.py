@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, CFG, LIT, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value
-from ms_perflint.project.model import MAX_DEPTH, Program, Project, Where, where
+from ms_perflint.analysis.facts import CALL, CFG, CLASS, LIT, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value
+from ms_perflint.project.model import MAX_DEPTH, Program, Project, ScopeRef, Where, where
 
 #: Folders of entry scripts whose configs live one level up (``tools/train.py`` reads ``configs/``).
 SCRIPT_FOLDERS = frozenset(("scripts", "script", "tools", "tool", "bin", "src", "examples"))
@@ -89,6 +89,8 @@ class Values:
     def __init__(self, project: Project) -> None:
         self.project = project
         self._configs: Dict[str, Dict[str, List[Known]]] = {}
+        self._live: Dict[Tuple[str, str], Set[ScopeRef]] = {}
+        self._scope_calls: Dict[str, Dict[int, List[Call]]] = {}
 
     # --- resolving ------------------------------------------------------------------------------
 
@@ -234,6 +236,52 @@ class Values:
             if found.complete and found.values and all(bool(_plain(k.value)) != holds for k in found.values):
                 return False
         return True
+
+    def live_scopes(self, program: Program,
+                    holds: Optional[Callable[[str, int, Sequence[Tuple[Value, bool]]], bool]] = None) -> Set[ScopeRef]:
+        """The program's scopes that can run: reached from the entry through calls whose guards can hold.
+
+        :attr:`Program.scopes` follows every call; here a call under a guard that never holds
+        (``if pretrained:`` with ``pretrained`` False wherever it comes from) enters nothing.
+        ``holds`` decides a call's guards (default :meth:`can_hold`); the default answer is memoised.
+        """
+        key = ("live_scopes", program.entry)
+        if holds is None:
+            if key not in self._live:
+                self._live[key] = self._live_scopes(program, self.can_hold)
+            return self._live[key]
+        return self._live_scopes(program, holds)
+
+    def _live_scopes(self, program: Program, holds: Callable[[str, int, Sequence[Tuple[Value, bool]]], bool]
+                     ) -> Set[ScopeRef]:
+        project = self.project
+        entry = self.project.python.get(program.entry)
+        if entry is None:
+            return set()
+        starts = [(program.entry, 0)] + [(program.entry, i) for i, s in enumerate(entry.scopes) if s.kind == MAIN]
+        seen: Set[ScopeRef] = set(starts)
+        stack = list(starts)
+        while stack:
+            path, index = stack.pop()
+            facts = project.python[path]
+            following: List[ScopeRef] = [(path, 0)]
+            if index == 0:
+                following.extend((imported, 0) for imported in project.imports_of(path))
+                following.extend((path, i) for i, s in enumerate(facts.scopes) if s.kind in (MAIN, CLASS) and s.parent == 0)
+                following.extend(project.registered().get(path, ()))
+            for call in self._calls_by_scope(path).get(index, ()):
+                if holds(path, index, call.guards):
+                    following.extend(project.targets(path, call))
+            for target in following:
+                if target not in seen and target in program.scopes:
+                    seen.add(target)
+                    stack.append(target)
+        return seen
+
+    def _calls_by_scope(self, path: str) -> Dict[int, List[Call]]:
+        if path not in self._scope_calls:
+            self._scope_calls[path] = self.project.python[path].scope_calls()
+        return self._scope_calls[path]
 
     # --- configs ---------------------------------------------------------------------------------
 

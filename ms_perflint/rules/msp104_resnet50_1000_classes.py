@@ -1,0 +1,745 @@
+"""MSP104 resnet50-1000-classes: a ResNet-50 trained from scratch on Ascend with a 1000-class head."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+
+from ms_perflint import catalogue as ms
+from ms_perflint.analysis.facts import CALL, FUNCTION, Call, Guard, Value, YamlFacts
+from ms_perflint.catalogue import Param
+from ms_perflint.findings import Fix, FixAvailability, FixSafety, TextEdit
+from ms_perflint.project.model import Program, Project, Where, call_where
+from ms_perflint.project.values import Known, Ref, Resolution, Values, non_ascend_config
+from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
+from ms_perflint.rules.check import Check
+
+CONVENTION = (
+    "MindSpore's ResNet-50 on Ascend follows TensorFlow's 1001-class ImageNet convention (class 0 = background) "
+    "and its kernels are tuned for that head"
+)
+FIX_DESCRIPTION = "Use 1001 classes (the head grows by one: shift the labels by one, or leave class 0 unused)"
+#: How far a builder's result is followed through the factories that return it.
+MAX_FACTORY_DEPTH = 4
+#: Values that switch a flag or a path off.
+OFF_VALUES = (False, None, 0, "", "none", "None", "null", "False", "false")
+
+
+@dataclass(frozen=True)
+class Builder:
+    """How a ResNet-50 builder takes its class count, its weights and (``create_model``) its model name."""
+
+    label: str
+    classes: Optional[Param]
+    pretrained: Optional[Param] = None
+    checkpoint: Optional[Param] = None
+    model: Optional[Param] = None
+    #: A project builder's own defaults, to resolve in its file: ``(path, value, scope)``.
+    classes_default: Optional[Tuple[str, Value, int]] = None
+    pretrained_default: Optional[Tuple[str, Value, int]] = None
+    #: A library builder's class-count default (mindcv's 1000), written nowhere in the project.
+    library_default: Optional[int] = None
+    #: A builder whose signature the linter cannot see: only keyword arguments count.
+    keywords_only: bool = False
+
+
+@dataclass(frozen=True)
+class Build:
+    """A call that builds a ResNet-50."""
+
+    path: str
+    call: Call
+    builder: Builder
+
+
+@dataclass(frozen=True)
+class Site:
+    """A 1000 that becomes the class count of a trained ResNet-50: where it is written, under which config."""
+
+    known: Known
+    build: Build
+    program: Program
+    #: The YAML config the value comes from ("" for Python code).
+    config: str = ""
+
+
+class Resnet50ThousandClasses(Rule):
+    """Report a ResNet-50 trained from scratch on Ascend with a 1000-class head."""
+
+    code = "MSP104"
+    name = "resnet50-1000-classes"
+    summary = "A ResNet-50 is trained with 1000 classes; MindSpore's ResNet-50 on Ascend is tuned for 1001"
+    fix_availability = FixAvailability.SOMETIMES
+    docs = RuleDocs(
+        what_it_does="""
+            Finds a ResNet-50 that a training program builds with a 1000-class head and trains from
+            scratch (no pretrained weights are loaded anywhere in the program), and reports the place
+            where the `1000` is written: the builder call's argument, a ResNet-50 builder's parameter
+            default that the training call relies on, a dict or class config, an argparse default, or
+            the `num_classes: 1000` of a YAML config (mindcv's `model: "resnet50"` configs).
+
+            ResNet-50 builders are a project function or class named `resnet50`/`ResNet50`/`resnet_50`,
+            mindcv's `resnet50` and `create_model("resnet50", ...)`. The class count is the
+            `num_classes`/`class_num`/`n_classes`/`classes` argument (by keyword, or by position as the
+            builder's signature says); where the call leaves it out, the builder's default counts
+            (mindcv's builders default to 1000). Values are followed across the project: through
+            parameters, constants, dict and class configs, argparse defaults and YAML configs. When a
+            builder takes both the model name and the class count from a config
+            (`create_model(model_name=args.model, num_classes=args.num_classes)`), each YAML config is
+            decided on its own: its model, its class count, its weights.
+        """,
+        why_bad="""
+            MindSpore's ResNet-50 for Ascend follows TensorFlow's ImageNet convention of 1001 classes,
+            class 0 being "background", and the Ascend kernels behind its final Dense layer and softmax
+            were tuned for that head. Training with a 1000-class head misses that tuning (the seed
+            performance guide of this linter).
+        """,
+        example="""
+            from mindcv.models import resnet50
+            from mindspore.train import Model
+
+            net = resnet50(num_classes=1000)
+            Model(net, loss, opt).train(90, imagenet)
+        """,
+        use_instead="""
+            from mindcv.models import resnet50
+            from mindspore.train import Model
+
+            net = resnet50(num_classes=1001)  # label i of the 1000 ImageNet classes becomes i + 1
+            Model(net, loss, opt).train(90, imagenet)
+        """,
+        fix_safety="""
+            The fix is *unsafe*: it replaces the literal `1000` with `1001` (in Python or in the YAML
+            config). The network's output grows by one, so the labels must be shifted by one (or
+            class 0 left unused), and checkpoints trained with 1000 classes no longer load into the
+            head. It is offered only where the `1000` is written in place: a value reached through a
+            name (`num_classes=NUM_CLASSES`) may be used by other code and gets no fix, nor does a
+            value that another program relies on while it loads 1000-class weights. Where mindcv's
+            default is used, the message says to pass `num_classes=1001`.
+        """,
+        programs="""
+            Training programs that run on Ascend (scripts and notebooks that train, with the code they
+            reach); a program pinned to GPU or CPU (`set_context(device_target="GPU")`, a config) is
+            skipped, and so is a YAML config whose name says it is for GPU or CPU
+            (`resnet_50_gpu.yaml`). Code no training program reaches, and YAML configs whose
+            `run_mode` is predict or eval, are not reported.
+        """,
+        silent_on="""
+            - a program that loads weights anywhere: a loader call (`load_checkpoint`,
+              `load_param_into_net`, mindcv's `load_pretrained`/`load_model_checkpoint`, ...) that can
+              run -- also inside library helpers, such as mindcv's `build_model_with_cfg` under
+              `if pretrained:` -- `pretrained=` not known to be false, a non-empty `checkpoint_path=`,
+              or a YAML config with a load key (`pretrained`, `ckpt_path`, `resume`, ...) set to a
+              real value (save keys such as `ckpt_save_dir` do not count). A loader under a guard that
+              never holds (`if pretrained:` with `pretrained` False wherever it comes from), or given
+              an empty path, loads nothing;
+            - backbones whose head is not used: a feature extractor (`features_only=True`,
+              `include_top=False`), and a ResNet-50 built as a component of another Cell (stored as
+              `self.<attr>` of a Cell, or passed to a project Cell's constructor such as
+              `RetinaFace(backbone=resnet50())`), also through a factory that returns it;
+            - a builder default that no training call relies on (every call passes its own class count,
+              or the builder is only reached through a registry that passes one);
+            - other frameworks' builders (`torchvision.models.resnet50`, `timm`, ...), other networks
+              (`seresnet50`, `BiT_resnet50`), a YAML `backbone: resnet50`;
+            - model names, class counts or weights the linter cannot know.
+        """,
+        references=(
+            "https://github.com/mindspore-lab/mindcv/blob/main/configs/resnet/resnet_50_ascend.yaml",
+            "https://github.com/mindspore-ai/models/tree/master/official/cv/ResNet",
+        ),
+    )
+    valid = (
+        Valid(
+            """
+            from mindcv.models import resnet50
+            from mindspore.train import Model
+            if __name__ == "__main__":
+                net = resnet50(num_classes=1001)
+                Model(net, loss, opt).train(90, data)
+            """,
+            why="already 1001",
+        ),
+        Valid(
+            """
+            import mindcv
+            from mindspore.train import Model
+            if __name__ == "__main__":
+                net = mindcv.create_model("resnet50", pretrained=True)
+                Model(net, loss, opt).train(10, data)
+            """,
+            why="fine-tunes pretrained 1000-class weights",
+        ),
+        Valid(
+            """
+            import mindspore as ms
+            from mindspore.train import Model
+            from src.resnet import resnet50
+            if __name__ == "__main__":
+                net = resnet50(class_num=1000)
+                ms.load_param_into_net(net, ms.load_checkpoint("resnet50_imagenet.ckpt"))
+                Model(net, loss, opt).train(10, data)
+            """,
+            why="the program loads a 1000-class checkpoint",
+        ),
+        Valid(
+            """
+            from mindcv.models import resnet50
+            from mindspore.train import Model
+            net = resnet50(num_classes=1000)
+            """,
+            why="no program trains it",
+        ),
+        Valid(
+            """
+            import mindspore as ms
+            from mindcv.models import resnet50
+            from mindspore.train import Model
+            if __name__ == "__main__":
+                ms.set_context(device_target="GPU")
+                Model(resnet50(num_classes=1000), loss, opt).train(90, data)
+            """,
+            why="a GPU program",
+        ),
+        Valid(
+            """
+            import mindspore.nn as nn
+            from mindcv.models import create_model
+            from mindspore.train import Model
+            class Detector(nn.Cell):
+                def __init__(self, backbone):
+                    super().__init__()
+                    self.backbone = backbone
+                def construct(self, x):
+                    return self.backbone(x)
+            if __name__ == "__main__":
+                backbone = create_model("resnet50", features_only=True)
+                Model(Detector(backbone), loss, opt).train(10, data)
+            """,
+            why="a feature extractor: its head is not used",
+        ),
+        Valid(
+            """
+            import mindspore.nn as nn
+            from mindspore.train import Model
+            from src.resnet import resnet50
+            class RetinaFace(nn.Cell):
+                def __init__(self, backbone):
+                    super().__init__()
+                    self.body = backbone
+                def construct(self, x):
+                    return self.body(x)
+            if __name__ == "__main__":
+                backbone = resnet50(class_num=1000)
+                Model(RetinaFace(backbone=backbone), loss, opt).train(10, data)
+            """,
+            why="a backbone of another Cell",
+        ),
+        Valid(
+            """
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.train import Model
+            class ResNet(nn.Cell):
+                def __init__(self, num_classes):
+                    super().__init__()
+                    self.fc = nn.Dense(2048, num_classes)
+            def resnet50(num_classes=1000, pretrained=False):
+                net = ResNet(num_classes)
+                if pretrained:
+                    ms.load_param_into_net(net, ms.load_checkpoint("resnet50_224.ckpt"))
+                return net
+            if __name__ == "__main__":
+                net = resnet50(pretrained=True)
+                Model(net, loss, opt).train(10, data)
+            """,
+            why="the builder loads pretrained weights, and the default 1000 must fit them",
+        ),
+        Valid(
+            """
+            import torchvision
+            from mindspore.train import Model
+            if __name__ == "__main__":
+                teacher = torchvision.models.resnet50(num_classes=1000)
+                Model(student, loss, opt).train(10, data)
+            """,
+            why="torchvision's builder, not MindSpore's",
+        ),
+    )
+    invalid = (
+        Invalid(
+            """
+            from mindcv.models import resnet50
+            from mindspore.train import Model
+            if __name__ == "__main__":
+                net = resnet50(num_classes=1000)
+                Model(net, loss, opt).train(90, data)
+            """,
+            line=4,
+            column=32,
+            fixed="""
+            from mindcv.models import resnet50
+            from mindspore.train import Model
+            if __name__ == "__main__":
+                net = resnet50(num_classes=1001)
+                Model(net, loss, opt).train(90, data)
+            """,
+            message_contains="1001-class",
+        ),
+        Invalid(
+            """
+            import mindcv
+            from mindspore.train import Model
+            if __name__ == "__main__":
+                net = mindcv.create_model("resnet50")
+                Model(net, loss, opt).train(90, data)
+            """,
+            line=4,
+            column=11,
+            message_contains="defaults to num_classes=1000",
+        ),
+        Invalid(
+            """
+            from mindspore import nn
+            from mindspore.train import Model
+            class ResNet(nn.Cell):
+                def __init__(self, class_num):
+                    super().__init__()
+                    self.fc = nn.Dense(2048, class_num)
+            def resnet50(class_num=1000):
+                return ResNet(class_num)
+            if __name__ == "__main__":
+                Model(resnet50(), loss, opt).train(90, data)
+            """,
+            line=7,
+            column=24,
+            fixed="""
+            from mindspore import nn
+            from mindspore.train import Model
+            class ResNet(nn.Cell):
+                def __init__(self, class_num):
+                    super().__init__()
+                    self.fc = nn.Dense(2048, class_num)
+            def resnet50(class_num=1001):
+                return ResNet(class_num)
+            if __name__ == "__main__":
+                Model(resnet50(), loss, opt).train(90, data)
+            """,
+        ),
+        Invalid(
+            """
+            import argparse
+            from mindspore.train import Model
+            from src.resnet import resnet50
+            def main(args):
+                net = resnet50(class_num=args.class_num)
+                Model(net, loss, opt).train(90, data)
+            if __name__ == "__main__":
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--class_num", type=int, default=1000)
+                main(parser.parse_args())
+            """,
+            line=9,
+            column=58,
+            fixed="""
+            import argparse
+            from mindspore.train import Model
+            from src.resnet import resnet50
+            def main(args):
+                net = resnet50(class_num=args.class_num)
+                Model(net, loss, opt).train(90, data)
+            if __name__ == "__main__":
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--class_num", type=int, default=1001)
+                main(parser.parse_args())
+            """,
+            message_contains="argparse default",
+        ),
+    )
+
+    def check(self, check: Check) -> None:
+        programs = check.ascend_programs()
+        if not programs:
+            return
+        builds = _builds(check.project)
+        if not builds:
+            return
+        decider = _Decider(check, builds)
+        reported: Set[Tuple[str, int, int]] = set()
+        for site in decider.sites(programs):
+            where = site.known.where or call_where(site.build.path, site.build.call)
+            key = (where.path, where.line, where.column)
+            if key in reported:
+                continue
+            reported.add(key)
+            check.report(self.code, where.path, where, _message(site), decider.fix(site))
+
+
+# --- which calls build a ResNet-50 -----------------------------------------------------------------
+
+
+def _builds(project: Project) -> List[Build]:
+    """Every call of a ResNet-50 builder outside the builders themselves."""
+    found = []
+    for path, facts in sorted(project.python.items()):
+        for call in facts.calls:
+            builder = _builder(project, path, call)
+            if builder is not None and not _inside_builder(project, path, call.scope):
+                found.append(Build(path, call, builder))
+    return found
+
+
+def _builder(project: Project, path: str, call: Call) -> Optional[Builder]:
+    """How ``call`` builds a ResNet-50, or None when it does not."""
+    if not call.callee or call.callee.startswith("self."):
+        return None
+    head = call.callee.split(".", 1)[0]
+    if head in ms.FOREIGN_PACKAGES:
+        return None
+    canonical = ms.canonical_name(call.callee)
+    last = canonical.rsplit(".", 1)[-1]
+    if canonical == ms.MINDCV_CREATE_MODEL:
+        signature = ms.MINDCV_SIGNATURES[ms.MINDCV_CREATE_MODEL]
+        return Builder('mindcv create_model("resnet50")', signature["classes"], signature["pretrained"],
+                       signature["checkpoint"], signature["model"], library_default=ms.IMAGENET_CLASSES)
+    if head == "mindcv" and last == ms.MINDCV_RESNET50.rsplit(".", 1)[-1]:
+        signature = ms.MINDCV_SIGNATURES[ms.MINDCV_RESNET50]
+        return Builder("mindcv resnet50", signature["classes"], signature["pretrained"],
+                       library_default=ms.IMAGENET_CLASSES)
+    symbol = project.callee(path, call)
+    if symbol is not None and symbol.kind in ("function", "class"):
+        return _project_builder(project, symbol.path, symbol.name, symbol.kind) if symbol.name in ms.RESNET50_NAMES \
+            else None
+    if last in ms.RESNET50_NAMES and project.python[path].imports_mindspore:
+        return Builder(last, Param(ms.CLASS_COUNT_KEYWORDS[0]), Param("pretrained"), keywords_only=True)
+    return None
+
+
+def _project_builder(project: Project, path: str, name: str, kind: str) -> Optional[Builder]:
+    """A project ``def resnet50(...)`` or ``class ResNet50``: its signature and defaults."""
+    facts = project.python[path]
+    if kind == "function":
+        index = facts.functions[name]
+        skip = 0
+    else:
+        init = project.method((path, name), "__init__")
+        if init is None:
+            return None
+        path, index = init
+        facts = project.python[path]
+        skip = 1
+    scope = facts.scopes[index]
+    params = scope.params[skip:]
+    classes = next((p for p in params if p in ms.CLASS_COUNT_KEYWORDS), None)
+    if classes is None:
+        return None
+    pretrained = "pretrained" if "pretrained" in params else None
+    defaults = scope.defaults
+    return Builder(
+        f"{name} ({path})", Param(classes, params.index(classes)),
+        Param(pretrained, params.index(pretrained)) if pretrained else None,
+        classes_default=(path, defaults[classes], scope.parent) if classes in defaults else None,
+        pretrained_default=(path, defaults[pretrained], scope.parent) if pretrained in defaults else None,
+    )
+
+
+def _inside_builder(project: Project, path: str, scope: int) -> bool:
+    """The call is made by a ResNet-50 builder itself (``def resnet50(): return ResNet50(...)``)."""
+    facts = project.python[path]
+    while 0 < scope < len(facts.scopes):
+        current = facts.scopes[scope]
+        if current.name.split(".", 1)[0] in ms.RESNET50_NAMES:
+            return True
+        scope = current.parent
+    return False
+
+
+# --- deciding -----------------------------------------------------------------------------------------
+
+
+class _Decider:
+    """The questions the rule asks of one project, memoised."""
+
+    def __init__(self, check: Check, builds: List[Build]) -> None:
+        self.check = check
+        self.project = check.project
+        self.values: Values = check.values
+        self.builds = builds
+        self._loaders: Optional[List[Tuple[str, Call]]] = None
+        self._loads: Dict[Tuple[str, str], bool] = {}
+
+    # --- sites ---------------------------------------------------------------------------------------
+
+    def sites(self, programs: Sequence[Program]) -> List[Site]:
+        """Every 1000 that becomes the class count of a ResNet-50 an Ascend program trains from scratch."""
+        found = []
+        for build in self.builds:
+            if _component(self.project, build.path, build.call, 0):
+                continue
+            for program in programs:
+                if self._runs(program, build):
+                    found.extend(self._sites(build, program))
+        return found
+
+    def _runs(self, program: Program, build: Build) -> bool:
+        call = build.call
+        return (build.path, call.scope) in self.values.live_scopes(program) and \
+            self.values.can_hold(build.path, call.scope, call.guards)
+
+    def _sites(self, build: Build, program: Program) -> List[Site]:
+        found = []
+        for known in self.class_counts(build).values:
+            if not _is_thousand(known.value):
+                continue
+            config = known.where.path if known.where is not None and known.where.path in self.project.yaml else ""
+            if self._reported(build, program, known, config):
+                found.append(Site(known, build, program, config))
+        return found
+
+    def _reported(self, build: Build, program: Program, known: Known, config: str) -> bool:
+        if config and not self._config_trains(config, program):
+            return False
+        if not self._is_resnet50(build, config):
+            return False
+        if self._headless(build, config):
+            return False
+        return not self.loads(build, program, config)
+
+    def _config_trains(self, config: str, program: Program) -> bool:
+        """A YAML config the (Ascend) program runs with, for training, on Ascend."""
+        facts = self.project.yaml[config]
+        if not self.values.yaml_belongs(config, program.entry) or non_ascend_config(config):
+            return False
+        return _run_mode(facts) not in ms.NON_TRAINING_RUN_MODES and not _yaml_headless(facts)
+
+    # --- values --------------------------------------------------------------------------------------
+
+    def class_counts(self, build: Build) -> Resolution:
+        """The class counts a build may get; a library default has no place (``where`` None)."""
+        call, builder = build.call, build.builder
+        argument = _argument(call, builder.classes, builder.keywords_only)
+        if argument is not None:
+            return self.values.resolve(build.path, argument, call.scope)
+        if builder.classes is None or call.may_pass(builder.classes.keyword, builder.classes.position):
+            return Resolution([], complete=False)
+        if builder.classes_default is not None:
+            path, value, scope = builder.classes_default
+            return self.values.resolve(path, value, scope)
+        if builder.library_default is not None:
+            return Resolution([Known(builder.library_default, None, "default")])
+        return Resolution([], complete=False)
+
+    def under(self, path: str, value: Optional[Value], scope: int, config: str) -> Resolution:
+        """The values ``value`` takes when the program runs with the YAML ``config`` (all of them for "")."""
+        found = self.values.resolve(path, value, scope)
+        if not config:
+            return found
+        yaml = self.project.yaml
+        kept = [k for k in found.values if k.where is None or k.where.path not in yaml or k.where.path == config]
+        if any(k.where is not None and k.where.path == config for k in kept):
+            kept = [k for k in kept if k.source != "argparse default"]  # the YAML overrides the parser
+        return Resolution(kept, found.complete)
+
+    def _is_resnet50(self, build: Build, config: str) -> bool:
+        builder = build.builder
+        if builder.model is None:
+            return True
+        argument = build.call.argument(builder.model.keyword, builder.model.position)
+        names = self.under(build.path, argument, build.call.scope, config)
+        if not names.values or (not config and not names.complete):
+            return False
+        return all(_names_resnet50(k.value) for k in names.values)
+
+    def _headless(self, build: Build, config: str) -> bool:
+        """A keyword that drops the head (``features_only=True``) may be on."""
+        call = build.call
+        for keyword in ms.HEADLESS_KEYWORDS:
+            if keyword in call.kwargs and not _off(self.under(build.path, call.kwargs[keyword], call.scope, config)):
+                return True
+        return False
+
+    # --- weights -------------------------------------------------------------------------------------
+
+    def loads(self, build: Build, program: Program, config: str) -> bool:
+        """Weights are loaded into the build, or anywhere in the program (under ``config``)."""
+        call, builder = build.call, build.builder
+        for parameter, default in ((builder.pretrained, builder.pretrained_default), (builder.checkpoint, None)):
+            if parameter is None:
+                continue
+            argument = _argument(call, parameter, builder.keywords_only)
+            if argument is not None:
+                if not _off(self.under(build.path, argument, call.scope, config)):
+                    return True
+            elif call.may_pass(parameter.keyword, None if builder.keywords_only else parameter.position):
+                return True
+            elif default is not None and not _off(self.under(default[0], default[1], default[2], config)):
+                return True
+        if builder.keywords_only and any(a.known and a.data is True for a in call.args):
+            return True  # an unknown signature may take ``pretrained`` positionally
+        if config and _yaml_loads(self.project.yaml[config]):
+            return True
+        return self.program_loads(program, config)
+
+    def program_loads(self, program: Program, config: str) -> bool:
+        """A loader call can run in the program (with the YAML ``config``)."""
+        key = (program.entry, config)
+        if key not in self._loads:
+            self._loads[key] = self._program_loads(program, config)
+        return self._loads[key]
+
+    def _program_loads(self, program: Program, config: str) -> bool:
+        loaders = [(p, c) for p, c in self.loaders() if program.reaches(p, c.scope)]
+        if not loaders:
+            return False
+        holds = self.values.can_hold if not config else (
+            lambda path, scope, guards: self._holds_under(path, scope, guards, config))
+        live = self.values.live_scopes(program, None if not config else holds)
+        for path, call in loaders:
+            if (path, call.scope) in live and holds(path, call.scope, call.guards) and \
+                    not self._loads_nothing(path, call, config):
+                return True
+        return False
+
+    def loaders(self) -> List[Tuple[str, Call]]:
+        """Every call of a weight loader in the project."""
+        if self._loaders is None:
+            self._loaders = [(path, call) for path, facts in sorted(self.project.python.items())
+                             for call in facts.calls if _loader_name(call)]
+        return self._loaders
+
+    def _loads_nothing(self, path: str, call: Call, config: str) -> bool:
+        """The loader is given an empty path, or only passes on what a nested loader call loaded."""
+        facts = self.project.python[path]
+        for argument in (*call.args, *call.kwargs.values()):
+            if argument.kind == CALL:
+                inner = facts.call(argument.data)
+                if inner is not None and _loader_name(inner):
+                    return True  # the inner loader decides
+            found = self.under(path, argument, call.scope, config)
+            if found.complete and found.values and all(k.value in ("", None) for k in found.values):
+                return True
+        return False
+
+    def _holds_under(self, path: str, scope: int, guards: Sequence[Guard], config: str) -> bool:
+        """:meth:`Values.can_hold` with the values of one YAML config."""
+        for condition, holds in guards:
+            found = self.under(path, condition, scope, config)
+            if found.complete and found.values and all(bool(_plain(k.value)) != holds for k in found.values):
+                return False
+        return True
+
+    # --- fixes ---------------------------------------------------------------------------------------
+
+    def fix(self, site: Site) -> Optional[Fix]:
+        """1000 -> 1001 where the literal is written in place and no weight-loading build relies on it."""
+        known = site.known
+        where = known.where
+        if where is None or known.via or where.end - where.start != len(str(ms.IMAGENET_CLASSES)):
+            return None
+        if self._loading_build_relies_on(where, site.config):
+            return None
+        return Fix(FixSafety.UNSAFE, FIX_DESCRIPTION,
+                   (TextEdit(where.start, where.end, str(ms.IMAGENET_WITH_BACKGROUND)),))
+
+    def _loading_build_relies_on(self, where: Where, config: str) -> bool:
+        """Some program builds a ResNet-50 with this value and loads weights into it."""
+        for build in self.builds:
+            if not any(k.where == where for k in self.class_counts(build).values):
+                continue
+            for program in self.project.programs_reaching(build.path, build.call.scope):
+                if self.loads(build, program, config):
+                    return True
+        return False
+
+
+# --- helpers ----------------------------------------------------------------------------------------
+
+
+def _argument(call: Call, parameter: Optional[Param], keywords_only: bool) -> Optional[Value]:
+    if parameter is None:
+        return None
+    if keywords_only:
+        keywords = ms.CLASS_COUNT_KEYWORDS if parameter.keyword in ms.CLASS_COUNT_KEYWORDS else (parameter.keyword,)
+        return next((call.kwargs[k] for k in keywords if k in call.kwargs), None)
+    return call.argument(parameter.keyword, parameter.position)
+
+
+def _component(project: Project, path: str, call: Call, depth: int) -> bool:
+    """The built network is a part of another Cell: stored on a Cell, or passed to a project Cell's constructor."""
+    if call.target.startswith("self."):
+        owner = project.owner_class(path, call.scope)
+        if owner is not None and project.is_cell(owner):
+            return True
+    facts = project.python[path]
+    for other in facts.calls:
+        if other.id != call.id and any(_result_of(v, call) for v in (*other.args, *other.kwargs.values())):
+            symbol = project.callee(path, other)
+            if symbol is not None and symbol.kind == "class" and project.is_cell((symbol.path, symbol.name)):
+                return True
+    scope = facts.scopes[call.scope]
+    if depth < MAX_FACTORY_DEPTH and scope.kind == FUNCTION and any(_result_of(v, call) for v in scope.returns):
+        return any(_component(project, caller_path, caller, depth + 1)
+                   for caller_path, caller in project.callers((path, call.scope))[:16])
+    return False
+
+
+def _result_of(value: Value, call: Call) -> bool:
+    return value.kind == CALL and value.data == call.id
+
+
+def _loader_name(call: Call) -> bool:
+    name = call.method or call.callee.rsplit(".", 1)[-1]
+    return name in ms.WEIGHT_LOADERS
+
+
+def _is_thousand(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value == ms.IMAGENET_CLASSES
+
+
+def _names_resnet50(value: Any) -> bool:
+    """``resnet50``, ``ResNet50``, ``resnet_50``, ``resnet-50`` -- not ``seresnet50`` or ``BiT_resnet50``."""
+    if not isinstance(value, str):
+        return False
+    return value.lower().replace("_", "").replace("-", "") == "resnet50"
+
+
+def _plain(value: Any) -> Any:
+    return value.name if isinstance(value, Ref) else value
+
+
+def _off(found: Resolution) -> bool:
+    """Every value is known, and each switches the flag (or path) off."""
+    return found.complete and bool(found.values) and all(_plain(k.value) in OFF_VALUES for k in found.values)
+
+
+def _run_mode(facts: YamlFacts) -> str:
+    for mapping in facts.mappings:
+        if not mapping.path and "run_mode" in mapping.entries:
+            value = mapping.entries["run_mode"].data
+            return str(value).strip().lower() if isinstance(value, str) else ""
+    return ""
+
+
+def _yaml_loads(facts: YamlFacts) -> bool:
+    """A load key (``pretrained``, ``ckpt_path``, ``resume``, ...) set to a real value."""
+    return any(key in ms.LOAD_KEYS and value.data not in OFF_VALUES for _, key, value in facts.entries())
+
+
+def _yaml_headless(facts: YamlFacts) -> bool:
+    """A key that drops the head (``features_only: True``, ``backbone_features_only: True``) is on."""
+    return any(any(word in key for word in ms.HEADLESS_KEYWORDS) and value.data not in OFF_VALUES
+               for _, key, value in facts.entries())
+
+
+def _message(site: Site) -> str:
+    build = site.build
+    known = site.known
+    trained = f"trained by {site.program.entry}"
+    if known.where is None:
+        return (f"{build.builder.label} defaults to num_classes={ms.IMAGENET_CLASSES}, and the ResNet-50 is "
+                f"{trained} from scratch; {CONVENTION}: pass num_classes={ms.IMAGENET_WITH_BACKGROUND}")
+    how = {"literal": "", "default": " (the builder's default)"}.get(known.source, f" ({known.source})")
+    if known.via and known.source == "literal":
+        how = f" (through {known.via})"
+    return (f"{ms.IMAGENET_CLASSES}{how} becomes the class count of ResNet-50 {build.builder.label} at "
+            f"{build.path}:{build.call.line}, {trained} from scratch; {CONVENTION}: use "
+            f"{ms.IMAGENET_WITH_BACKGROUND}")
