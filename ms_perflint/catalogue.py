@@ -304,6 +304,8 @@ MINDCV_SIGNATURES: Dict[str, Dict[str, Param]] = {
 }
 #: Keys whose value names the network in configs (``model: resnet50``, ``backbone: {type: ResNet50}``).
 MODEL_KEYS = frozenset(("model", "model_name", "arch", "network", "net", "net_name", "backbone", "type", "name"))
+#: Keys (and mapping names) that name a network used as a feature extractor of a larger one, not trained with its head.
+BACKBONE_KEYS = frozenset(("backbone",))
 #: Config keys that *load* weights (a 1000-class checkpoint must still load); save keys do not count.
 LOAD_KEYS = frozenset(
     ("pretrained", "pretrained_ckpt", "pretrain_ckpt", "pre_trained", "ckpt_path", "checkpoint_path",

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, FUNCTION, Call, Guard, Value, YamlFacts
+from ms_perflint.analysis.facts import CALL, CFG, FUNCTION, REF, Call, Guard, Value, YamlFacts
 from ms_perflint.catalogue import Param
 from ms_perflint.findings import Fix, FixAvailability, FixSafety, TextEdit
-from ms_perflint.project.model import Program, Project, Where, call_where
+from ms_perflint.project.model import Program, Project, Where, call_where, is_test_file, where
 from ms_perflint.project.values import Known, Ref, Resolution, Values, non_ascend_config
 from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
 from ms_perflint.rules.check import Check
@@ -57,7 +57,8 @@ class Site:
     """A 1000 that becomes the class count of a trained ResNet-50: where it is written, under which config."""
 
     known: Known
-    build: Build
+    #: The builder call it reaches (None: a YAML config whose model key names ResNet-50).
+    build: Optional[Build]
     program: Program
     #: The YAML config the value comes from ("" for Python code).
     config: str = ""
@@ -360,18 +361,17 @@ class Resnet50ThousandClasses(Rule):
         programs = check.ascend_programs()
         if not programs:
             return
-        builds = _builds(check.project)
-        if not builds:
-            return
-        decider = _Decider(check, builds)
+        decider = _Decider(check, _builds(check.project))
         reported: Set[Tuple[str, int, int]] = set()
         for site in decider.sites(programs):
-            where = site.known.where or call_where(site.build.path, site.build.call)
-            key = (where.path, where.line, where.column)
-            if key in reported:
-                continue
-            reported.add(key)
-            check.report(self.code, where.path, where, _message(site), decider.fix(site))
+            place = site.known.where
+            if place is None:
+                assert site.build is not None
+                place = call_where(site.build.path, site.build.call)
+            key = (place.path, place.line, place.column)
+            if key not in reported:
+                reported.add(key)
+                check.report(self.code, place.path, place, _message(site), decider.fix(site))
 
 
 # --- which calls build a ResNet-50 -----------------------------------------------------------------
@@ -466,18 +466,21 @@ class _Decider:
         self.builds = builds
         self._loaders: Optional[List[Tuple[str, Call]]] = None
         self._loads: Dict[Tuple[str, str], bool] = {}
+        self._components: Dict[Tuple[str, int], bool] = {}
+        self._keys_read: Dict[str, Set[str]] = {}
 
     # --- sites ---------------------------------------------------------------------------------------
 
     def sites(self, programs: Sequence[Program]) -> List[Site]:
         """Every 1000 that becomes the class count of a ResNet-50 an Ascend program trains from scratch."""
-        found = []
-        for build in self.builds:
-            if _component(self.project, build.path, build.call, 0):
-                continue
-            for program in programs:
-                if self._runs(program, build):
-                    found.extend(self._sites(build, program))
+        found: List[Site] = []
+        for program in programs:
+            running = [b for b in self.builds if self._runs(program, b) and not self._component(b)]
+            for build in running:
+                found.extend(self._python_sites(build, program))
+            for config in sorted(self.project.yaml):
+                if self._config_trains(config, program):
+                    found.extend(self._yaml_sites(config, program, running))
         return found
 
     def _runs(self, program: Program, build: Build) -> bool:
@@ -485,31 +488,61 @@ class _Decider:
         return (build.path, call.scope) in self.values.live_scopes(program) and \
             self.values.can_hold(build.path, call.scope, call.guards)
 
-    def _sites(self, build: Build, program: Program) -> List[Site]:
+    def _component(self, build: Build) -> bool:
+        key = (build.path, build.call.id)
+        if key not in self._components:
+            self._components[key] = _component(self.project, build.path, build.call, 0)
+        return self._components[key]
+
+    def _python_sites(self, build: Build, program: Program) -> List[Site]:
+        """1000s written in Python code (YAML values are decided per config, by :meth:`_yaml_sites`)."""
         found = []
         for known in self.class_counts(build).values:
-            if not _is_thousand(known.value):
-                continue
-            config = known.where.path if known.where is not None and known.where.path in self.project.yaml else ""
-            if self._reported(build, program, known, config):
-                found.append(Site(known, build, program, config))
+            if _is_thousand(known.value) and not self._in_yaml(known) and self._is_resnet50(build, "") and \
+                    not self._headless(build, "") and not self.loads(build, program, ""):
+                found.append(Site(known, build, program))
         return found
 
-    def _reported(self, build: Build, program: Program, known: Known, config: str) -> bool:
-        if config and not self._config_trains(config, program):
-            return False
-        if not self._is_resnet50(build, config):
-            return False
-        if self._headless(build, config):
-            return False
-        return not self.loads(build, program, config)
+    def _yaml_sites(self, config: str, program: Program, running: List[Build]) -> List[Site]:
+        """The ``num_classes: 1000`` of one YAML config the program trains a ResNet-50 with."""
+        linked: Dict[Where, List[Build]] = {}
+        knowns: Dict[Where, Known] = {}
+        for build in running:
+            for known in self.class_counts(build).values:
+                if _is_thousand(known.value) and known.where is not None and known.where.path == config \
+                        and self._is_resnet50(build, config):
+                    linked.setdefault(known.where, []).append(build)
+                    knowns[known.where] = known
+        for key, value in _yaml_class_counts(self.project.yaml[config]):
+            place = where(config, value)
+            if place not in knowns and self._reads(program, key):
+                knowns[place] = Known(value.data, place, "yaml")
+        found = []
+        for place, known in sorted(knowns.items(), key=lambda item: item[0].start):
+            builds = linked.get(place, [])
+            if any(self._headless(b, config) or self.loads(b, program, config) for b in builds):
+                continue
+            if not builds and (self._config_loads(program, config) or self.program_loads(program, config)):
+                continue
+            found.append(Site(known, builds[0] if builds else None, program, config))
+        return found
+
+    def _in_yaml(self, known: Known) -> bool:
+        return known.where is not None and known.where.path in self.project.yaml
 
     def _config_trains(self, config: str, program: Program) -> bool:
-        """A YAML config the (Ascend) program runs with, for training, on Ascend."""
+        """A YAML config the (Ascend) program runs with, for training, on Ascend, with the head."""
         facts = self.project.yaml[config]
-        if not self.values.yaml_belongs(config, program.entry) or non_ascend_config(config):
+        if is_test_file(config) or not self.values.yaml_belongs(config, program.entry) or non_ascend_config(config):
             return False
-        return _run_mode(facts) not in ms.NON_TRAINING_RUN_MODES and not _yaml_headless(facts)
+        return _run_mode(facts) not in ms.NON_TRAINING_RUN_MODES and not _yaml_headless(facts) and \
+            not _yaml_device_elsewhere(facts)
+
+    def _reads(self, program: Program, key: str) -> bool:
+        """Code the program runs reads the config key (``args.num_classes``, ``cfg["num_classes"]``)."""
+        if program.entry not in self._keys_read:
+            self._keys_read[program.entry] = _keys_read(self.project, program)
+        return key in self._keys_read[program.entry]
 
     # --- values --------------------------------------------------------------------------------------
 
@@ -575,9 +608,14 @@ class _Decider:
                 return True
         if builder.keywords_only and any(a.known and a.data is True for a in call.args):
             return True  # an unknown signature may take ``pretrained`` positionally
-        if config and _yaml_loads(self.project.yaml[config]):
+        if config and self._config_loads(program, config):
             return True
         return self.program_loads(program, config)
+
+    def _config_loads(self, program: Program, config: str) -> bool:
+        """The YAML config sets a load key (``pretrained``, ``ckpt_path``, ``resume``, ...) that the program reads."""
+        return any(key in ms.LOAD_KEYS and _plain(value.data) not in OFF_VALUES and self._reads(program, key)
+                   for _, key, value in self.project.yaml[config].entries())
 
     def program_loads(self, program: Program, config: str) -> bool:
         """A loader call can run in the program (with the YAML ``config``)."""
@@ -719,9 +757,52 @@ def _run_mode(facts: YamlFacts) -> str:
     return ""
 
 
-def _yaml_loads(facts: YamlFacts) -> bool:
-    """A load key (``pretrained``, ``ckpt_path``, ``resume``, ...) set to a real value."""
-    return any(key in ms.LOAD_KEYS and value.data not in OFF_VALUES for _, key, value in facts.entries())
+def _yaml_class_counts(facts: YamlFacts) -> Iterator[Tuple[str, Value]]:
+    """``num_classes: 1000`` beside (or at the root above) a model key naming ResNet-50; never a backbone's."""
+    root = next((m for m in facts.mappings if not m.path), None)
+    seen: Set[int] = set()
+    for mapping in facts.mappings:
+        if any(part in ms.BACKBONE_KEYS for part in mapping.path):
+            continue
+        if not any(key in ms.MODEL_KEYS and key not in ms.BACKBONE_KEYS and _names_resnet50(value.data)
+                   for key, value in mapping.entries.items()):
+            continue
+        for scope in (mapping, root):
+            for key in ms.CLASS_COUNT_KEYWORDS:
+                value = scope.entries.get(key) if scope is not None else None
+                if value is not None and _is_thousand(value.data) and value.start not in seen:
+                    seen.add(value.start)
+                    yield key, value
+
+
+def _yaml_device_elsewhere(facts: YamlFacts) -> bool:
+    """The config pins a device other than Ascend (``device_target: GPU``)."""
+    root = next((m for m in facts.mappings if not m.path), None)
+    if root is None:
+        return False
+    return any(key in ms.DEVICE_KEYS and isinstance(value.data, str) and value.data.strip().upper() in ("GPU", "CPU")
+               for key, value in root.entries.items())
+
+
+def _keys_read(project: Project, program: Program) -> Set[str]:
+    """Config keys read by calls the program runs: ``args.key``, ``cfg["key"]``, ``config.key`` of a config module."""
+    found: Set[str] = set()
+    for path in program.files:
+        facts = project.python.get(path)
+        for call in facts.calls if facts is not None else ():
+            if (path, call.scope) not in program.scopes:
+                continue
+            stack = [*call.args, *call.kwargs.values(), *(v for v, _ in call.guards)]
+            if call.receiver is not None:
+                stack.append(call.receiver)
+            while stack:
+                value = stack.pop()
+                if value.kind == CFG:
+                    found.add(value.data)
+                elif value.kind == REF and "." in value.data:
+                    found.add(value.data.rsplit(".", 1)[1])
+                stack.extend(value.parts)
+    return found
 
 
 def _yaml_headless(facts: YamlFacts) -> bool:
@@ -731,15 +812,18 @@ def _yaml_headless(facts: YamlFacts) -> bool:
 
 
 def _message(site: Site) -> str:
-    build = site.build
-    known = site.known
-    trained = f"trained by {site.program.entry}"
+    build, known = site.build, site.known
+    trained = f"trained from scratch by {site.program.entry}"
+    if build is None:
+        return (f"num_classes: {ms.IMAGENET_CLASSES} in a ResNet-50 config {trained}; {CONVENTION}: "
+                f"use {ms.IMAGENET_WITH_BACKGROUND} (labels shift by one)")
+    built = f"ResNet-50 {build.builder.label} built at {build.path}:{build.call.line}"
     if known.where is None:
-        return (f"{build.builder.label} defaults to num_classes={ms.IMAGENET_CLASSES}, and the ResNet-50 is "
-                f"{trained} from scratch; {CONVENTION}: pass num_classes={ms.IMAGENET_WITH_BACKGROUND}")
-    how = {"literal": "", "default": " (the builder's default)"}.get(known.source, f" ({known.source})")
-    if known.via and known.source == "literal":
-        how = f" (through {known.via})"
-    return (f"{ms.IMAGENET_CLASSES}{how} becomes the class count of ResNet-50 {build.builder.label} at "
-            f"{build.path}:{build.call.line}, {trained} from scratch; {CONVENTION}: use "
-            f"{ms.IMAGENET_WITH_BACKGROUND}")
+        return (f"{build.builder.label} defaults to num_classes={ms.IMAGENET_CLASSES}: this ResNet-50 is {trained}; "
+                f"{CONVENTION}: pass num_classes={ms.IMAGENET_WITH_BACKGROUND}")
+    how = {"literal": [], "default": ["the builder's default"], "yaml": ["this config"]}.get(known.source, [known.source])
+    if known.via:
+        how.append(f"through {known.via}")
+    said = f" ({', '.join(how)})" if how else ""
+    return (f"{ms.IMAGENET_CLASSES}{said} becomes the class count of {built}, {trained}; {CONVENTION}: use "
+            f"{ms.IMAGENET_WITH_BACKGROUND} (labels shift by one)")
