@@ -21,6 +21,8 @@ CONVENTION = (
 FIX_DESCRIPTION = "Use 1001 classes (the head grows by one: shift the labels by one, or leave class 0 unused)"
 #: How far a builder's result is followed through the factories that return it.
 MAX_FACTORY_DEPTH = 4
+#: Model keys that name other things too at a config's top level (a dataset ``name``, an optimizer ``type``).
+NESTED_MODEL_KEYS = frozenset(("type", "name", *ms.BACKBONE_KEYS))
 #: Values that switch a flag or a path off.
 OFF_VALUES = (False, None, 0, "", "none", "None", "null", "False", "false")
 
@@ -507,13 +509,14 @@ class _Decider:
         """The ``num_classes: 1000`` of one YAML config the program trains a ResNet-50 with."""
         linked: Dict[Where, List[Build]] = {}
         knowns: Dict[Where, Known] = {}
-        for build in running:
+        facts = self.project.yaml[config]
+        for build in running if not _names_other_network(facts) else ():
             for known in self.class_counts(build).values:
                 if _is_thousand(known.value) and known.where is not None and known.where.path == config \
                         and self._is_resnet50(build, config):
                     linked.setdefault(known.where, []).append(build)
                     knowns[known.where] = known
-        for key, value in _yaml_class_counts(self.project.yaml[config]):
+        for key, value in _yaml_class_counts(facts):
             place = where(config, value)
             if place not in knowns and self._reads(program, key):
                 knowns[place] = Known(value.data, place, "yaml")
@@ -773,6 +776,14 @@ def _yaml_class_counts(facts: YamlFacts) -> Iterator[Tuple[str, Value]]:
                 if value is not None and _is_thousand(value.data) and value.start not in seen:
                     seen.add(value.start)
                     yield key, value
+
+
+def _names_other_network(facts: YamlFacts) -> bool:
+    """The config's top level names a network that is not a ResNet-50 (``model: resnet18``)."""
+    root = next((m for m in facts.mappings if not m.path), None)
+    return root is not None and any(
+        key in ms.MODEL_KEYS and key not in NESTED_MODEL_KEYS and isinstance(value.data, str)
+        and not _names_resnet50(value.data) for key, value in root.entries.items())
 
 
 def _yaml_device_elsewhere(facts: YamlFacts) -> bool:
