@@ -360,10 +360,10 @@ class Resnet50ThousandClasses(Rule):
     )
 
     def check(self, check: Check) -> None:
-        programs = check.ascend_programs()
-        if not programs:
-            return
         decider = _Decider(check, _builds(check.project))
+        if not decider.builds and not decider.standalone_configs():
+            return  # nothing to decide: skip the device question for every program
+        programs = check.ascend_programs()
         reported: Set[Tuple[str, int, int]] = set()
         for site in decider.sites(programs):
             place = site.known.where
@@ -470,6 +470,8 @@ class _Decider:
         self._loads: Dict[Tuple[str, str], bool] = {}
         self._components: Dict[Tuple[str, int], bool] = {}
         self._keys_read: Dict[str, Set[str]] = {}
+        self._standalone: Optional[Set[str]] = None
+        self._counts: Dict[Tuple[str, int], Resolution] = {}
 
     # --- sites ---------------------------------------------------------------------------------------
 
@@ -480,9 +482,23 @@ class _Decider:
             running = [b for b in self.builds if self._runs(program, b) and not self._component(b)]
             for build in running:
                 found.extend(self._python_sites(build, program))
-            for config in sorted(self.project.yaml):
+            for config in sorted(self._candidate_configs(running)):
                 if self._config_trains(config, program):
                     found.extend(self._yaml_sites(config, program, running))
+        return found
+
+    def standalone_configs(self) -> Set[str]:
+        """YAML configs that name a ResNet-50 with a 1000-class head."""
+        if self._standalone is None:
+            self._standalone = {path for path, facts in self.project.yaml.items() if any(_yaml_class_counts(facts))}
+        return self._standalone
+
+    def _candidate_configs(self, running: List[Build]) -> Set[str]:
+        """YAML configs with a 1000 that may be a ResNet-50's class count: beside a model key, or reaching a build."""
+        found = set(self.standalone_configs())
+        for build in running:
+            found.update(k.where.path for k in self.class_counts(build).values
+                         if _is_thousand(k.value) and self._in_yaml(k))
         return found
 
     def _runs(self, program: Program, build: Build) -> bool:
@@ -551,6 +567,12 @@ class _Decider:
 
     def class_counts(self, build: Build) -> Resolution:
         """The class counts a build may get; a library default has no place (``where`` None)."""
+        key = (build.path, build.call.id)
+        if key not in self._counts:
+            self._counts[key] = self._class_counts(build)
+        return self._counts[key]
+
+    def _class_counts(self, build: Build) -> Resolution:
         call, builder = build.call, build.builder
         argument = _argument(call, builder.classes, builder.keywords_only)
         if argument is not None:
