@@ -314,6 +314,8 @@ LOAD_KEYS = frozenset(
 )
 #: Keywords of a builder that drop or replace the classification head (a feature extractor).
 HEADLESS_KEYWORDS = frozenset(("features_only", "include_top", "with_head", "return_features"))
+#: Of those, the ones that keep the head when true (``include_top=False`` drops it; ``features_only=True`` does).
+HEAD_KEEPING_KEYWORDS = frozenset(("include_top", "with_head"))
 
 # --- profiling and AutoTune (MSP105) -------------------------------------------------------
 

@@ -608,11 +608,13 @@ class _Decider:
         return all(_names_resnet50(k.value) for k in names.values)
 
     def _headless(self, build: Build, config: str) -> bool:
-        """A keyword that drops the head (``features_only=True``) may be on."""
+        """A keyword that drops the head may be set so (``features_only=True``, ``include_top=False``)."""
         call = build.call
         for keyword in ms.HEADLESS_KEYWORDS:
-            if keyword in call.kwargs and not _off(self.under(build.path, call.kwargs[keyword], call.scope, config)):
-                return True
+            if keyword in call.kwargs:
+                found = self.under(build.path, call.kwargs[keyword], call.scope, config)
+                if not (_on(found) if keyword in ms.HEAD_KEEPING_KEYWORDS else _off(found)):
+                    return True
         return False
 
     # --- weights -------------------------------------------------------------------------------------
@@ -774,6 +776,11 @@ def _off(found: Resolution) -> bool:
     return found.complete and bool(found.values) and all(_plain(k.value) in OFF_VALUES for k in found.values)
 
 
+def _on(found: Resolution) -> bool:
+    """Every value is known, and each switches the flag on."""
+    return found.complete and bool(found.values) and all(_plain(k.value) not in OFF_VALUES for k in found.values)
+
+
 def _run_mode(facts: YamlFacts) -> str:
     for mapping in facts.mappings:
         if not mapping.path and "run_mode" in mapping.entries:
@@ -839,9 +846,12 @@ def _keys_read(project: Project, program: Program) -> Set[str]:
 
 
 def _yaml_headless(facts: YamlFacts) -> bool:
-    """A key that drops the head (``features_only: True``, ``backbone_features_only: True``) is on."""
-    return any(any(word in key for word in ms.HEADLESS_KEYWORDS) and value.data not in OFF_VALUES
-               for _, key, value in facts.entries())
+    """A key that drops the head is set so (``features_only: True``, ``backbone_features_only: True``)."""
+    for _, key, value in facts.entries():
+        for word in ms.HEADLESS_KEYWORDS:
+            if word in key and (value.data in OFF_VALUES) == (word in ms.HEAD_KEEPING_KEYWORDS):
+                return True
+    return False
 
 
 def _message(site: Site) -> str:

@@ -288,6 +288,17 @@ def test_feature_extractor_is_silent():
     """) == []
 
 
+def test_include_top_keeps_the_head_only_when_true():
+    code = """
+        from mindspore.train import Model
+        from zoo import ResNet50
+        if __name__ == "__main__":
+            Model(ResNet50(num_classes=1000, include_top={}), loss, opt).train(90, data)
+    """
+    assert findings(code.format("True")) == [(4, 32)]
+    assert findings(code.format("False")) == []
+
+
 def test_backbone_stored_on_another_cell_is_silent():
     assert findings("""
         from mindspore import nn
