@@ -19,6 +19,8 @@ CONVENTION = (
     "and its kernels are tuned for that head"
 )
 FIX_DESCRIPTION = "Use 1001 classes (the head grows by one: shift the labels by one, or leave class 0 unused)"
+#: The source of a class count that is a ResNet-50 builder's own default.
+BUILDER_DEFAULT = "builder default"
 #: How far a builder's result is followed through the factories that return it.
 MAX_FACTORY_DEPTH = 4
 #: Model keys that name other things too at a config's top level (a dataset ``name``, an optimizer ``type``).
@@ -373,7 +375,8 @@ class Resnet50ThousandClasses(Rule):
             key = (place.path, place.line, place.column)
             if key not in reported:
                 reported.add(key)
-                check.report(self.code, place.path, place, _message(site), decider.fix(site))
+                message = _message(site, decider.loading_program_relying_on(site.known.where, site.config))
+                check.report(self.code, place.path, place, message, decider.fix(site))
 
 
 # --- which calls build a ResNet-50 -----------------------------------------------------------------
@@ -424,7 +427,7 @@ def _project_builder(project: Project, path: str, name: str, kind: str) -> Optio
         skip = 0
     else:
         init = project.method((path, name), "__init__")
-        if init is None:
+        if init is None or not project.is_cell((path, name)):
             return None
         path, index = init
         facts = project.python[path]
@@ -581,7 +584,9 @@ class _Decider:
             return Resolution([], complete=False)
         if builder.classes_default is not None:
             path, value, scope = builder.classes_default
-            return self.values.resolve(path, value, scope)
+            found = self.values.resolve(path, value, scope)
+            return Resolution([Known(k.value, k.where, BUILDER_DEFAULT, k.via) if k.source == "literal" else k
+                               for k in found.values], found.complete)
         if builder.library_default is not None:
             return Resolution([Known(builder.library_default, None, "default")])
         return Resolution([], complete=False)
@@ -700,20 +705,22 @@ class _Decider:
         where = known.where
         if where is None or known.via or where.end - where.start != len(str(ms.IMAGENET_CLASSES)):
             return None
-        if self._loading_build_relies_on(where, site.config):
+        if self.loading_program_relying_on(where, site.config):
             return None
         return Fix(FixSafety.UNSAFE, FIX_DESCRIPTION,
                    (TextEdit(where.start, where.end, str(ms.IMAGENET_WITH_BACKGROUND)),))
 
-    def _loading_build_relies_on(self, where: Where, config: str) -> bool:
-        """Some program builds a ResNet-50 with this value and loads weights into it."""
+    def loading_program_relying_on(self, where: Optional[Where], config: str) -> str:
+        """The entry of a program that builds a ResNet-50 with this value and loads weights into it ("" none)."""
+        if where is None:
+            return ""
         for build in self.builds:
             if not any(k.where == where for k in self.class_counts(build).values):
                 continue
             for program in self.project.programs_reaching(build.path, build.call.scope):
                 if self.loads(build, program, config):
-                    return True
-        return False
+                    return program.entry
+        return ""
 
 
 # --- helpers ----------------------------------------------------------------------------------------
@@ -854,7 +861,7 @@ def _yaml_headless(facts: YamlFacts) -> bool:
     return False
 
 
-def _message(site: Site) -> str:
+def _message(site: Site, loader: str = "") -> str:
     build, known = site.build, site.known
     trained = f"trained from scratch by {site.program.entry}"
     if build is None:
@@ -864,9 +871,11 @@ def _message(site: Site) -> str:
     if known.where is None:
         return (f"{build.builder.label} defaults to num_classes={ms.IMAGENET_CLASSES}: this ResNet-50 is {trained}; "
                 f"{CONVENTION}: pass num_classes={ms.IMAGENET_WITH_BACKGROUND}")
-    how = {"literal": [], "default": ["the builder's default"], "yaml": ["this config"]}.get(known.source, [known.source])
+    how = {"literal": [], "default": ["a parameter default"], BUILDER_DEFAULT: ["the builder's default"],
+           "yaml": ["this config"]}.get(known.source, [known.source])
     if known.via:
         how.append(f"through {known.via}")
     said = f" ({', '.join(how)})" if how else ""
+    caution = f"; {loader} loads weights built with the same value: keep them in step" if loader else ""
     return (f"{ms.IMAGENET_CLASSES}{said} becomes the class count of {built}, {trained}; {CONVENTION}: use "
-            f"{ms.IMAGENET_WITH_BACKGROUND} (labels shift by one)")
+            f"{ms.IMAGENET_WITH_BACKGROUND} (labels shift by one){caution}")

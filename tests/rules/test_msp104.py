@@ -271,6 +271,8 @@ def test_default_needed_by_pretrained_weights_elsewhere_gets_no_fix(tmp_path):
         """,
     }
     assert folder(write(tmp_path, files)) == {"src/resnet.py": [(6, 26, False)]}
+    message = check_folder(str(tmp_path), Settings(), rules=RULE)["src/resnet.py"].findings[0].message
+    assert "the builder's default" in message and "eval.py loads weights" in message
     (tmp_path / "eval.py").unlink()
     assert folder(tmp_path) == {"src/resnet.py": [(6, 26, True)]}
 
