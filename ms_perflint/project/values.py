@@ -267,7 +267,8 @@ class Values:
             following: List[ScopeRef] = [(path, 0)]
             if index == 0:
                 following.extend((imported, 0) for imported in project.imports_of(path))
-                following.extend((path, i) for i, s in enumerate(facts.scopes) if s.kind in (MAIN, CLASS) and s.parent == 0)
+                following.extend((path, i) for i, s in enumerate(facts.scopes)
+                                 if s.kind in (MAIN, CLASS) and s.parent == 0)
                 following.extend(project.registered().get(path, ()))
             for call in self._calls_by_scope(path).get(index, ()):
                 if holds(path, index, call.guards):

@@ -80,18 +80,25 @@ class Resnet50ThousandClasses(Rule):
             Finds a ResNet-50 that a training program builds with a 1000-class head and trains from
             scratch (no pretrained weights are loaded anywhere in the program), and reports the place
             where the `1000` is written: the builder call's argument, a ResNet-50 builder's parameter
-            default that the training call relies on, a dict or class config, an argparse default, or
-            the `num_classes: 1000` of a YAML config (mindcv's `model: "resnet50"` configs).
+            default that the training call relies on, a module constant, a dict or class config, an
+            argparse default, or the `num_classes: 1000` of a YAML config.
 
-            ResNet-50 builders are a project function or class named `resnet50`/`ResNet50`/`resnet_50`,
-            mindcv's `resnet50` and `create_model("resnet50", ...)`. The class count is the
-            `num_classes`/`class_num`/`n_classes`/`classes` argument (by keyword, or by position as the
-            builder's signature says); where the call leaves it out, the builder's default counts
-            (mindcv's builders default to 1000). Values are followed across the project: through
-            parameters, constants, dict and class configs, argparse defaults and YAML configs. When a
-            builder takes both the model name and the class count from a config
-            (`create_model(model_name=args.model, num_classes=args.num_classes)`), each YAML config is
-            decided on its own: its model, its class count, its weights.
+            ResNet-50 builders are a project function or Cell class named `resnet50`/`ResNet50`/
+            `resnet_50`, mindcv's `resnet50` and `create_model("resnet50", ...)`, and an imported
+            `resnet50` of a MindSpore model zoo whose signature the linter cannot see (keywords only).
+            The class count is the `num_classes`/`class_num`/`n_classes`/`classes` argument, by keyword
+            or by position as the builder's signature says; where the call leaves it out, the builder's
+            default counts (mindcv's builders default to 1000: reported at the call). Values are
+            followed across the project: parameters, constants, dict and class configs, argparse
+            defaults, launch scripts and YAML configs.
+
+            YAML configs are decided one by one: a config is reported when a training program's
+            ResNet-50 takes its class count from it (for `create_model(model_name=args.model,
+            num_classes=args.num_classes)` only when that same config names `resnet50`), or when the
+            config names a ResNet-50 itself (`model: "resnet50"`, `net_name: resnet50`) next to
+            `num_classes`/`class_num: 1000` and a training program beside it reads that key. Its
+            weights are decided with its own values: its load keys, and the loaders the program runs
+            with them.
         """,
         why_bad="""
             MindSpore's ResNet-50 for Ascend follows TensorFlow's ImageNet convention of 1001 classes,
@@ -114,39 +121,44 @@ class Resnet50ThousandClasses(Rule):
             Model(net, loss, opt).train(90, imagenet)
         """,
         fix_safety="""
-            The fix is *unsafe*: it replaces the literal `1000` with `1001` (in Python or in the YAML
-            config). The network's output grows by one, so the labels must be shifted by one (or
-            class 0 left unused), and checkpoints trained with 1000 classes no longer load into the
-            head. It is offered only where the `1000` is written in place: a value reached through a
-            name (`num_classes=NUM_CLASSES`) may be used by other code and gets no fix, nor does a
-            value that another program relies on while it loads 1000-class weights. Where mindcv's
-            default is used, the message says to pass `num_classes=1001`.
+            The fix is *unsafe*: it replaces the literal `1000` with `1001`, in Python or in the YAML
+            config. The network's output grows by one, so the labels must be shifted by one (or class 0
+            left unused), and checkpoints trained with 1000 classes no longer load into the head. It is
+            offered only where the `1000` is written in place: a value reached through a name
+            (`num_classes=NUM_CLASSES`) may be used by other code and gets no fix, nor does a value that
+            another program also builds a ResNet-50 with while it loads weights (a `fine_tune.py` or
+            `eval.py` sharing the config): the message names that program. Where mindcv's default is
+            used, the message says to pass `num_classes=1001`.
         """,
         programs="""
             Training programs that run on Ascend (scripts and notebooks that train, with the code they
-            reach); a program pinned to GPU or CPU (`set_context(device_target="GPU")`, a config) is
-            skipped, and so is a YAML config whose name says it is for GPU or CPU
-            (`resnet_50_gpu.yaml`). Code no training program reaches, and YAML configs whose
-            `run_mode` is predict or eval, are not reported.
+            reach); code under a guard that never holds does not run. A program pinned to GPU or CPU
+            (`set_context(device_target="GPU")`) is skipped, and so is a YAML config whose name says it
+            is for GPU or CPU (`resnet_50_gpu.yaml`) or that sets `device_target: GPU`, and a YAML config
+            whose `run_mode` is predict or eval. Code no training program reaches is not reported.
         """,
         silent_on="""
-            - a program that loads weights anywhere: a loader call (`load_checkpoint`,
-              `load_param_into_net`, mindcv's `load_pretrained`/`load_model_checkpoint`, ...) that can
-              run -- also inside library helpers, such as mindcv's `build_model_with_cfg` under
-              `if pretrained:` -- `pretrained=` not known to be false, a non-empty `checkpoint_path=`,
-              or a YAML config with a load key (`pretrained`, `ckpt_path`, `resume`, ...) set to a
-              real value (save keys such as `ckpt_save_dir` do not count). A loader under a guard that
-              never holds (`if pretrained:` with `pretrained` False wherever it comes from), or given
-              an empty path, loads nothing;
+            - a program that loads weights: a loader call (`load_checkpoint`, `load_param_into_net`,
+              mindcv's `load_pretrained`/`load_model_checkpoint`, ...) that can run, also inside library
+              helpers; `pretrained=` not known to be false, or a non-empty `checkpoint_path=`; a YAML load
+              key (`pretrained`, `ckpt_path`, `pre_trained`, `resume`, ...) set to a real value that the
+              training program reads. A loader under a guard that never holds (mindcv's
+              `if pretrained: load_pretrained(...)` with `pretrained` False wherever it comes from), or
+              given an empty path, loads nothing. Save keys (`ckpt_save_dir`, `save_best_ckpt`) never
+              count, nor a load key only another program reads (a shared zoo config's `checkpoint_path`,
+              read by `fine_tune.py` but not by `train.py`);
             - backbones whose head is not used: a feature extractor (`features_only=True`,
-              `include_top=False`), and a ResNet-50 built as a component of another Cell (stored as
-              `self.<attr>` of a Cell, or passed to a project Cell's constructor such as
-              `RetinaFace(backbone=resnet50())`), also through a factory that returns it;
-            - a builder default that no training call relies on (every call passes its own class count,
-              or the builder is only reached through a registry that passes one);
-            - other frameworks' builders (`torchvision.models.resnet50`, `timm`, ...), other networks
-              (`seresnet50`, `BiT_resnet50`), a YAML `backbone: resnet50`;
-            - model names, class counts or weights the linter cannot know.
+              `include_top=False`, a YAML `backbone_features_only: True`), a ResNet-50 built as a part of
+              another Cell (stored as `self.<attr>` of a Cell, or passed to a project Cell's constructor
+              such as `RetinaFace(backbone=resnet50())`, also through a factory that returns it), and a
+              YAML `backbone: resnet50`;
+            - a builder default that no training call relies on: every call passes its own class count,
+              or the builder is only reached through a registry (mindcv's `@register_model def
+              resnet50(..., num_classes=1000)`, called by `create_model` with the config's count);
+            - other frameworks' builders (`torchvision.models.resnet50`, `timm`, ...) and other networks
+              (`seresnet50`, `BiT_resnet50`, a YAML config whose top level names `resnet18`);
+            - model names, class counts or weights the linter cannot know, and a YAML config no training
+              program reads the class count of.
         """,
         references=(
             "https://github.com/mindspore-lab/mindcv/blob/main/configs/resnet/resnet_50_ascend.yaml",
@@ -258,6 +270,19 @@ class Resnet50ThousandClasses(Rule):
                 Model(net, loss, opt).train(10, data)
             """,
             why="the builder loads pretrained weights, and the default 1000 must fit them",
+        ),
+        Valid(
+            """
+            from mindspore import nn
+            from mindspore.train import Model
+            class ResNet50(nn.Cell):
+                def __init__(self, num_classes=1000):
+                    super().__init__()
+                    self.head = nn.Dense(2048, num_classes)
+            if __name__ == "__main__":
+                Model(ResNet50(num_classes=102), loss, opt).train(30, flowers)
+            """,
+            why="a default no training call relies on",
         ),
         Valid(
             """
@@ -817,9 +842,10 @@ def _yaml_class_counts(facts: YamlFacts) -> Iterator[Tuple[str, Value]]:
 def _names_other_network(facts: YamlFacts) -> bool:
     """The config's top level names a network that is not a ResNet-50 (``model: resnet18``)."""
     root = next((m for m in facts.mappings if not m.path), None)
-    return root is not None and any(
-        key in ms.MODEL_KEYS and key not in NESTED_MODEL_KEYS and isinstance(value.data, str)
-        and not _names_resnet50(value.data) for key, value in root.entries.items())
+    if root is None:
+        return False
+    return any(key in ms.MODEL_KEYS and key not in NESTED_MODEL_KEYS and isinstance(value.data, str) and
+               not _names_resnet50(value.data) for key, value in root.entries.items())
 
 
 def _yaml_device_elsewhere(facts: YamlFacts) -> bool:
