@@ -280,6 +280,11 @@ WEIGHT_LOADERS = frozenset(
         "from_pretrained",
     )
 )
+#: Where the weight loaders that read a file take its path (by last name); an empty path loads nothing.
+LOADER_PATHS: Dict[str, Param] = {
+    "load_checkpoint": Param("ckpt_file_name", 0), "load_checkpoint_async": Param("ckpt_file_name", 0),
+    "load_model_checkpoint": Param("checkpoint_path", 1),
+}
 #: Calls that read, copy, list or upload a file (last names): a save followed by one must finish first.
 FILE_READERS = frozenset(
     ("copy", "copyfile", "copy2", "copytree", "move", "listdir", "scandir", "glob", "upload", "copy_parallel",

@@ -437,8 +437,9 @@ def _builder(project: Project, path: str, call: Call) -> Optional[Builder]:
                        library_default=ms.IMAGENET_CLASSES)
     symbol = project.callee(path, call)
     if symbol is not None and symbol.kind in ("function", "class"):
-        return _project_builder(project, symbol.path, symbol.name, symbol.kind) if symbol.name in ms.RESNET50_NAMES \
-            else None
+        if symbol.name not in ms.RESNET50_NAMES:
+            return None
+        return _project_builder(project, symbol.path, symbol.name, symbol.kind)
     if last in ms.RESNET50_NAMES and project.python[path].imports_mindspore:
         return Builder(last, Param(ms.CLASS_COUNT_KEYWORDS[0]), Param("pretrained"), keywords_only=True)
     return None
@@ -531,6 +532,8 @@ class _Decider:
 
     def _runs(self, program: Program, build: Build) -> bool:
         call = build.call
+        if not program.reaches(build.path, call.scope):
+            return False
         return (build.path, call.scope) in self.values.live_scopes(program) and \
             self.values.can_hold(build.path, call.scope, call.guards)
 
@@ -709,10 +712,12 @@ class _Decider:
                 inner = facts.call(argument.data)
                 if inner is not None and _loader_name(inner):
                     return True  # the inner loader decides
-            found = self.under(path, argument, call.scope, config)
-            if found.complete and found.values and all(k.value in ("", None) for k in found.values):
-                return True
-        return False
+        parameter = ms.LOADER_PATHS.get(call.method or call.callee.rsplit(".", 1)[-1])
+        file = call.argument(parameter.keyword, parameter.position) if parameter is not None else None
+        if file is None:
+            return False
+        found = self.under(path, file, call.scope, config)
+        return found.complete and bool(found.values) and all(k.value in ("", None) for k in found.values)
 
     def _holds_under(self, path: str, scope: int, guards: Sequence[Guard], config: str) -> bool:
         """:meth:`Values.can_hold` with the values of one YAML config."""
