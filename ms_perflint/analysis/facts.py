@@ -334,6 +334,8 @@ class PythonFacts:
     constants: Dict[str, Value] = field(default_factory=dict)
     #: Where an import statement can be inserted: (offset, text to put before it).
     import_insert: Tuple[int, str] = (0, "")
+    #: Modules this file star-imports (``from .models import *``): their names are its names too.
+    star_imports: List[str] = field(default_factory=list)
 
     def scope_calls(self) -> Dict[int, List[Call]]:
         """Calls grouped by scope index."""
@@ -356,7 +358,7 @@ class PythonFacts:
             "scopes": [s.to_json() for s in self.scopes], "calls": [c.to_json() for c in self.calls],
             "loops": [l.to_json() for l in self.loops], "config": [c.to_json() for c in self.config],
             "constants": {k: v.to_json() for k, v in self.constants.items()},
-            "import_insert": list(self.import_insert),
+            "import_insert": list(self.import_insert), "star": self.star_imports,
         }
 
     @classmethod
@@ -369,7 +371,7 @@ class PythonFacts:
             scopes=[Scope.from_json(s) for s in data["scopes"]], calls=[Call.from_json(c) for c in data["calls"]],
             loops=[Loop.from_json(l) for l in data["loops"]], config=[ConfigEntry.from_json(c) for c in data["config"]],
             constants={k: Value.from_json(v) for k, v in data["constants"].items()},
-            import_insert=(offset, before),
+            import_insert=(offset, before), star_imports=list(data.get("star", [])),
         )
 
 
