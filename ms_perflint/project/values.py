@@ -94,19 +94,23 @@ class Values:
 
     # --- resolving ------------------------------------------------------------------------------
 
-    def resolve(self, path: str, value: Optional[Value], scope: int = 0, depth: int = 0) -> Resolution:
-        """The literals ``value`` (read in ``path``, in ``scope``) may take."""
+    def resolve(self, path: str, value: Optional[Value], scope: int = 0, depth: int = 0,
+                program: Optional[Program] = None) -> Resolution:
+        """The literals ``value`` (read in ``path``, in ``scope``) may take.
+
+        With ``program``, only what that program runs counts: the callers it makes, the configs it reads.
+        """
         if value is None or depth > MAX_DEPTH:
             return unknown()
         kind = value.kind
         if kind == LIT:
             return Resolution([Known(value.data, where(path, value), "literal", value.via)])
         if kind == REF:
-            return self._reference(path, value, depth)
+            return self._reference(path, value, depth, program)
         if kind == CFG:
-            return self._config(path, value, scope, depth)
+            return self._config(path, value, scope, depth, program)
         if kind == PARAM:
-            return self._parameter(path, value, scope, depth)
+            return self._parameter(path, value, scope, depth, program)
         if kind == SELF:
             owner = self.project.owner_class(path, scope)
             found = self.project.attribute(owner, value.data) if owner is not None else None
@@ -115,24 +119,24 @@ class Values:
             facts = self.project.python[found[0]]
             cls = facts.classes[owner[1]] if owner[0] == found[0] and owner[1] in facts.classes else None
             init = cls.methods.get("__init__", 0) if cls is not None else 0
-            return self.resolve(found[0], found[1], init, depth + 1)
+            return self.resolve(found[0], found[1], init, depth + 1, program)
         if kind == OP:
-            return self._operation(path, value, scope, depth)
+            return self._operation(path, value, scope, depth, program)
         return unknown()
 
-    def _reference(self, path: str, value: Value, depth: int) -> Resolution:
+    def _reference(self, path: str, value: Value, depth: int, program: Optional[Program]) -> Resolution:
         symbol = self.project.resolve(value.data, path)
         if symbol is None:
             return Resolution([Known(Ref(value.data), where(path, value), "name", value.via)])
         facts = self.project.python[symbol.path]
         if symbol.kind == "variable" and symbol.name in facts.constants:
-            return self.resolve(symbol.path, facts.constants[symbol.name], 0, depth + 1)
+            return self.resolve(symbol.path, facts.constants[symbol.name], 0, depth + 1, program)
         if symbol.kind in ("variable", "attribute") and "." in symbol.name:
             key = symbol.name.rsplit(".", 1)[1]
-            return self.config_values_for(symbol.path, key)
+            return self.config_values_for(symbol.path, key, program)
         return unknown()
 
-    def _config(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
+    def _config(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program]) -> Resolution:
         root = value.root
         head = root.split(".", 1)[0] if root else ""
         facts = self.project.python.get(path)
@@ -141,13 +145,14 @@ class Values:
             if constant.kind == CALL:
                 call = facts.call(constant.data)
                 if call is not None and call.kwargs.get(value.data) is not None:
-                    return self.resolve(path, call.kwargs[value.data], 0, depth + 1)
-        found = self.config_values_for(path, value.data)
+                    return self.resolve(path, call.kwargs[value.data], 0, depth + 1, program)
+        found = self.config_values_for(path, value.data, program)
         if not found.values and value.parts:
-            return self.resolve(path, value.parts[0], scope, depth + 1)  # cfg.get("key", default)
+            return self.resolve(path, value.parts[0], scope, depth + 1, program)  # cfg.get("key", default)
         return found
 
-    def _parameter(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
+    def _parameter(self, path: str, value: Value, scope: int, depth: int,
+                   program: Optional[Program]) -> Resolution:
         facts = self.project.python[path]
         if not 0 <= scope < len(facts.scopes):
             return unknown()
@@ -163,10 +168,12 @@ class Values:
             position -= 1
         default = function.defaults.get(name)
         callers = self.project.callers((path, scope))
+        if program is not None:
+            callers = [(p, c) for p, c in callers if program.reaches(p, c.scope)]
         if not callers:
             if default is None:
                 return unknown()
-            found = self.resolve(path, default, function.parent, depth + 1)
+            found = self.resolve(path, default, function.parent, depth + 1, program)
             return Resolution([Known(k.value, k.where, "default", k.via or name) for k in found.values], found.complete)
         result = Resolution()
         for caller_path, call in callers[:64]:
@@ -175,27 +182,27 @@ class Values:
                 if call.may_pass(name, position):
                     result.complete = False
                 elif default is not None:
-                    result.add(self.resolve(path, default, function.parent, depth + 1))
+                    result.add(self.resolve(path, default, function.parent, depth + 1, program))
                 else:
                     result.complete = False
                 continue
-            result.add(self.resolve(caller_path, argument, call.scope, depth + 1))
+            result.add(self.resolve(caller_path, argument, call.scope, depth + 1, program))
         if len(callers) > 64:
             result.complete = False
         return result
 
-    def _operation(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
+    def _operation(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program]) -> Resolution:
         op = value.data
         if op == "ifexp":
             result = Resolution()
             for part in value.parts[1:]:
-                result.add(self.resolve(path, part, scope, depth + 1))
+                result.add(self.resolve(path, part, scope, depth + 1, program))
             return result
         if op in ("==", "!=", "not", "and", "or") and value.parts:
-            return self._logic(path, value, scope, depth)
+            return self._logic(path, value, scope, depth, program)
         if op not in ("+", "-", "*", "//", "/", "%", "neg") or not value.parts:
             return unknown()
-        operands = [self.resolve(path, part, scope, depth + 1) for part in value.parts]
+        operands = [self.resolve(path, part, scope, depth + 1, program) for part in value.parts]
         if not all(o.values for o in operands):
             return unknown()
         result = Resolution(complete=all(o.complete for o in operands))
@@ -207,9 +214,9 @@ class Values:
             result.values.append(Known(computed, combination[-1].where, combination[-1].source, value.text))
         return result
 
-    def _logic(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
+    def _logic(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program]) -> Resolution:
         """Comparisons and boolean operators over known values (for guards)."""
-        operands = [self.resolve(path, part, scope, depth + 1) for part in value.parts]
+        operands = [self.resolve(path, part, scope, depth + 1, program) for part in value.parts]
         if not all(o.values for o in operands):
             return unknown()
         result = Resolution(complete=all(o.complete for o in operands))
@@ -229,10 +236,11 @@ class Values:
             result.values.append(Known(computed, combination[0].where, "condition"))
         return result
 
-    def can_hold(self, path: str, scope: int, guards: Sequence[Tuple[Value, bool]]) -> bool:
+    def can_hold(self, path: str, scope: int, guards: Sequence[Tuple[Value, bool]],
+                 program: Optional[Program] = None) -> bool:
         """False when some guard is known to go the other way in every configuration (the code never runs)."""
         for condition, holds in guards:
-            found = self.resolve(path, condition, scope)
+            found = self.resolve(path, condition, scope, program=program)
             if found.complete and found.values and all(bool(_plain(k.value)) != holds for k in found.values):
                 return False
         return True
@@ -243,12 +251,14 @@ class Values:
 
         :attr:`Program.scopes` follows every call; here a call under a guard that never holds
         (``if pretrained:`` with ``pretrained`` False wherever it comes from) enters nothing.
-        ``holds`` decides a call's guards (default :meth:`can_hold`); the default answer is memoised.
+        ``holds`` decides a call's guards (default :meth:`can_hold` with this program's values); the default
+        answer is memoised.
         """
         key = ("live_scopes", program.entry)
         if holds is None:
             if key not in self._live:
-                self._live[key] = self._live_scopes(program, self.can_hold)
+                self._live[key] = self._live_scopes(
+                    program, lambda path, scope, guards: self.can_hold(path, scope, guards, program))
             return self._live[key]
         return self._live_scopes(program, holds)
 
@@ -286,9 +296,9 @@ class Values:
 
     # --- configs ---------------------------------------------------------------------------------
 
-    def config_values_for(self, path: str, key: str) -> Resolution:
-        """Values the configs of the programs running ``path`` give ``key`` (incomplete when none)."""
-        programs = self.project.programs_reaching(path)
+    def config_values_for(self, path: str, key: str, program: Optional[Program] = None) -> Resolution:
+        """Values the configs of the programs running ``path`` (or of ``program``) give ``key`` (none: incomplete)."""
+        programs = [program] if program is not None else self.project.programs_reaching(path)
         found: List[Known] = []
         for program in programs:
             found.extend(self.config(program).get(key, []))

@@ -511,7 +511,7 @@ class _Decider:
             running = [b for b in self.builds if self._runs(program, b) and not self._component(b)]
             for build in running:
                 found.extend(self._python_sites(build, program))
-            for config in sorted(self._candidate_configs(running)):
+            for config in sorted(self._candidate_configs(running, program)):
                 if self._config_trains(config, program):
                     found.extend(self._yaml_sites(config, program, running))
         return found
@@ -522,11 +522,11 @@ class _Decider:
             self._standalone = {path for path, facts in self.project.yaml.items() if any(_yaml_class_counts(facts))}
         return self._standalone
 
-    def _candidate_configs(self, running: List[Build]) -> Set[str]:
+    def _candidate_configs(self, running: List[Build], program: Program) -> Set[str]:
         """YAML configs with a 1000 that may be a ResNet-50's class count: beside a model key, or reaching a build."""
         found = set(self.standalone_configs())
         for build in running:
-            found.update(k.where.path for k in self.class_counts(build).values
+            found.update(k.where.path for k in self.class_counts(build, program).values
                          if _is_thousand(k.value) and self._in_yaml(k))
         return found
 
@@ -535,7 +535,7 @@ class _Decider:
         if not program.reaches(build.path, call.scope):
             return False
         return (build.path, call.scope) in self.values.live_scopes(program) and \
-            self.values.can_hold(build.path, call.scope, call.guards)
+            self.values.can_hold(build.path, call.scope, call.guards, program)
 
     def _component(self, build: Build) -> bool:
         key = (build.path, build.call.id)
@@ -546,9 +546,9 @@ class _Decider:
     def _python_sites(self, build: Build, program: Program) -> List[Site]:
         """1000s written in Python code (YAML values are decided per config, by :meth:`_yaml_sites`)."""
         found = []
-        for known in self.class_counts(build).values:
-            if _is_thousand(known.value) and not self._in_yaml(known) and self._is_resnet50(build, "") and \
-                    not self._headless(build, "") and not self.loads(build, program, ""):
+        for known in self.class_counts(build, program).values:
+            if _is_thousand(known.value) and not self._in_yaml(known) and self._is_resnet50(build, program, "") and \
+                    not self._headless(build, program, "") and not self.loads(build, program, ""):
                 found.append(Site(known, build, program))
         return found
 
@@ -558,9 +558,9 @@ class _Decider:
         knowns: Dict[Where, Known] = {}
         facts = self.project.yaml[config]
         for build in running if not _names_other_network(facts) else ():
-            for known in self.class_counts(build).values:
+            for known in self.class_counts(build, program).values:
                 if _is_thousand(known.value) and known.where is not None and known.where.path == config \
-                        and self._is_resnet50(build, config):
+                        and self._is_resnet50(build, program, config):
                     linked.setdefault(known.where, []).append(build)
                     knowns[known.where] = known
         for key, value in _yaml_class_counts(facts):
@@ -570,7 +570,7 @@ class _Decider:
         found = []
         for place, known in sorted(knowns.items(), key=lambda item: item[0].start):
             builds = linked.get(place, [])
-            if any(self._headless(b, config) or self.loads(b, program, config) for b in builds):
+            if any(self._headless(b, program, config) or self.loads(b, program, config) for b in builds):
                 continue
             if not builds and (self._config_loads(program, config) or self.program_loads(program, config)):
                 continue
@@ -596,32 +596,32 @@ class _Decider:
 
     # --- values --------------------------------------------------------------------------------------
 
-    def class_counts(self, build: Build) -> Resolution:
-        """The class counts a build may get; a library default has no place (``where`` None)."""
-        key = (build.path, build.call.id)
+    def class_counts(self, build: Build, program: Program) -> Resolution:
+        """The class counts a build may get in a program; a library default has no place (``where`` None)."""
+        key = (build.path, build.call.id, program.entry)
         if key not in self._counts:
-            self._counts[key] = self._class_counts(build)
+            self._counts[key] = self._class_counts(build, program)
         return self._counts[key]
 
-    def _class_counts(self, build: Build) -> Resolution:
+    def _class_counts(self, build: Build, program: Program) -> Resolution:
         call, builder = build.call, build.builder
         argument = _argument(call, builder.classes, builder.keywords_only)
         if argument is not None:
-            return self.values.resolve(build.path, argument, call.scope)
+            return self.values.resolve(build.path, argument, call.scope, program=program)
         if builder.classes is None or call.may_pass(builder.classes.keyword, builder.classes.position):
             return Resolution([], complete=False)
         if builder.classes_default is not None:
             path, value, scope = builder.classes_default
-            found = self.values.resolve(path, value, scope)
+            found = self.values.resolve(path, value, scope, program=program)
             return Resolution([Known(k.value, k.where, BUILDER_DEFAULT, k.via) if k.source == "literal" else k
                                for k in found.values], found.complete)
         if builder.library_default is not None:
             return Resolution([Known(builder.library_default, None, "default")])
         return Resolution([], complete=False)
 
-    def under(self, path: str, value: Optional[Value], scope: int, config: str) -> Resolution:
-        """The values ``value`` takes when the program runs with the YAML ``config`` (all of them for "")."""
-        found = self.values.resolve(path, value, scope)
+    def under(self, path: str, value: Optional[Value], scope: int, program: Program, config: str) -> Resolution:
+        """The values ``value`` takes when the program runs with the YAML ``config`` (with any of them for "")."""
+        found = self.values.resolve(path, value, scope, program=program)
         if not config:
             return found
         yaml = self.project.yaml
@@ -630,22 +630,22 @@ class _Decider:
             kept = [k for k in kept if k.source != "argparse default"]  # the YAML overrides the parser
         return Resolution(kept, found.complete)
 
-    def _is_resnet50(self, build: Build, config: str) -> bool:
+    def _is_resnet50(self, build: Build, program: Program, config: str) -> bool:
         builder = build.builder
         if builder.model is None:
             return True
         argument = build.call.argument(builder.model.keyword, builder.model.position)
-        names = self.under(build.path, argument, build.call.scope, config)
+        names = self.under(build.path, argument, build.call.scope, program, config)
         if not names.values or (not config and not names.complete):
             return False
         return all(_names_resnet50(k.value) for k in names.values)
 
-    def _headless(self, build: Build, config: str) -> bool:
+    def _headless(self, build: Build, program: Program, config: str) -> bool:
         """A keyword that drops the head may be set so (``features_only=True``, ``include_top=False``)."""
         call = build.call
         for keyword in ms.HEADLESS_KEYWORDS:
             if keyword in call.kwargs:
-                found = self.under(build.path, call.kwargs[keyword], call.scope, config)
+                found = self.under(build.path, call.kwargs[keyword], call.scope, program, config)
                 if not (_on(found) if keyword in ms.HEAD_KEEPING_KEYWORDS else _off(found)):
                     return True
         return False
@@ -660,11 +660,11 @@ class _Decider:
                 continue
             argument = _argument(call, parameter, builder.keywords_only)
             if argument is not None:
-                if not _off(self.under(build.path, argument, call.scope, config)):
+                if not _off(self.under(build.path, argument, call.scope, program, config)):
                     return True
             elif call.may_pass(parameter.keyword, None if builder.keywords_only else parameter.position):
                 return True
-            elif default is not None and not _off(self.under(default[0], default[1], default[2], config)):
+            elif default is not None and not _off(self.under(default[0], default[1], default[2], program, config)):
                 return True
         if builder.keywords_only and any(a.known and a.data is True for a in call.args):
             return True  # an unknown signature may take ``pretrained`` positionally
@@ -688,12 +688,14 @@ class _Decider:
         loaders = [(p, c) for p, c in self.loaders() if program.reaches(p, c.scope)]
         if not loaders:
             return False
-        holds = self.values.can_hold if not config else (
-            lambda path, scope, guards: self._holds_under(path, scope, guards, config))
-        live = self.values.live_scopes(program, None if not config else holds)
+
+        def holds(path: str, scope: int, guards: Sequence[Guard]) -> bool:
+            return self._holds_under(path, scope, guards, program, config)
+
+        live = self.values.live_scopes(program, holds if config else None)
         for path, call in loaders:
             if (path, call.scope) in live and holds(path, call.scope, call.guards) and \
-                    not self._loads_nothing(path, call, config):
+                    not self._loads_nothing(path, call, program, config):
                 return True
         return False
 
@@ -704,7 +706,7 @@ class _Decider:
                              for call in facts.calls if _loader_name(call)]
         return self._loaders
 
-    def _loads_nothing(self, path: str, call: Call, config: str) -> bool:
+    def _loads_nothing(self, path: str, call: Call, program: Program, config: str) -> bool:
         """The loader is given an empty path, or only passes on what a nested loader call loaded."""
         facts = self.project.python[path]
         for argument in (*call.args, *call.kwargs.values()):
@@ -716,13 +718,13 @@ class _Decider:
         file = call.argument(parameter.keyword, parameter.position) if parameter is not None else None
         if file is None:
             return False
-        found = self.under(path, file, call.scope, config)
+        found = self.under(path, file, call.scope, program, config)
         return found.complete and bool(found.values) and all(k.value in ("", None) for k in found.values)
 
-    def _holds_under(self, path: str, scope: int, guards: Sequence[Guard], config: str) -> bool:
-        """:meth:`Values.can_hold` with the values of one YAML config."""
+    def _holds_under(self, path: str, scope: int, guards: Sequence[Guard], program: Program, config: str) -> bool:
+        """:meth:`Values.can_hold` with the program's values (of one YAML config)."""
         for condition, holds in guards:
-            found = self.under(path, condition, scope, config)
+            found = self.under(path, condition, scope, program, config)
             if found.complete and found.values and all(bool(_plain(k.value)) != holds for k in found.values):
                 return False
         return True
@@ -745,10 +747,9 @@ class _Decider:
         if where is None:
             return ""
         for build in self.builds:
-            if not any(k.where == where for k in self.class_counts(build).values):
-                continue
             for program in self.project.programs_reaching(build.path, build.call.scope):
-                if self.loads(build, program, config):
+                if any(k.where == where for k in self.class_counts(build, program).values) and \
+                        self.loads(build, program, config):
                     return program.entry
         return ""
 

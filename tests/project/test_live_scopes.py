@@ -60,3 +60,35 @@ def test_the_caller_decides_the_guards():
     live = Values(project).live_scopes(program, holds=lambda path, scope, guards: True)
     assert ("train.py", scope_index(project, "load")) in live
     assert live <= set(program.scopes)
+
+
+def test_values_within_one_program_follow_only_the_callers_it_runs():
+    files = {
+        "lib.py": """
+            import mindspore as ms
+            def build(pretrained):
+                if pretrained:
+                    ms.load_checkpoint("net.ckpt")
+        """,
+        "train.py": """
+            from lib import build
+            if __name__ == "__main__":
+                build(False)
+        """,
+        "finetune.py": """
+            from lib import build
+            if __name__ == "__main__":
+                build(True)
+        """,
+    }
+    analysed = {}
+    for path, code in files.items():
+        text = textwrap.dedent(code).lstrip("\n")
+        analysed[path] = analyse(Unit(path, PYTHON, text, SourceText(text)), module_name(path), False)
+    project = Project("", analysed)
+    values = Values(project)
+    programs = {p.entry: p for p in project.programs()}
+    load = next(c for c in project.python["lib.py"].calls if c.callee.endswith("load_checkpoint"))
+    assert values.can_hold("lib.py", load.scope, load.guards)  # some program passes True
+    assert not values.can_hold("lib.py", load.scope, load.guards, programs["train.py"])
+    assert values.can_hold("lib.py", load.scope, load.guards, programs["finetune.py"])
