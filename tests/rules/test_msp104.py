@@ -287,6 +287,64 @@ def test_default_needed_by_pretrained_weights_elsewhere_gets_no_fix(tmp_path):
     assert folder(tmp_path) == {"src/resnet.py": [(6, 26, True)]}
 
 
+def test_weights_another_program_loads_do_not_silence_the_training_program(tmp_path):
+    files = {
+        "models/__init__.py": "",
+        "models/resnet.py": """
+            import mindspore as ms
+            from mindspore import nn
+            class ResNet(nn.Cell):
+                def __init__(self, num_classes):
+                    super().__init__()
+                    self.fc = nn.Dense(2048, num_classes)
+            def resnet50(num_classes=1000, pretrained=False):
+                net = ResNet(num_classes)
+                if pretrained:
+                    ms.load_param_into_net(net, ms.load_checkpoint("resnet50_imagenet.ckpt"))
+                return net
+        """,
+        "train.py": """
+            from mindspore.train import Model
+            from models.resnet import resnet50
+            if __name__ == "__main__":
+                Model(resnet50(), loss, opt).train(90, data)
+        """,
+        "finetune.py": """
+            from mindspore.train import Model
+            from models.resnet import resnet50
+            if __name__ == "__main__":
+                Model(resnet50(pretrained=True), loss, opt).train(5, flowers)
+        """,
+    }
+    assert folder(write(tmp_path, files)) == {"models/resnet.py": [(7, 26, False)]}
+    message = check_folder(str(tmp_path), Settings(), rules=RULE)["models/resnet.py"].findings[0].message
+    assert "trained from scratch by train.py" in message and "finetune.py loads weights" in message
+
+
+def test_class_count_another_program_passes_is_not_this_programs(tmp_path):
+    files = {
+        "common.py": """
+            from mindspore.train import Model
+            from src.resnet import resnet50
+            def train(classes, epochs):
+                Model(resnet50(class_num=classes), loss, opt).train(epochs, data)
+        """,
+        "train_gpu.py": """
+            import mindspore as ms
+            from common import train
+            if __name__ == "__main__":
+                ms.set_context(device_target="GPU")
+                train(1000, 90)
+        """,
+        "train_flowers.py": """
+            from common import train
+            if __name__ == "__main__":
+                train(102, 30)
+        """,
+    }
+    assert folder(write(tmp_path, files)) == {}
+
+
 # --- silent: the head is not used ---------------------------------------------------------------------
 
 
