@@ -96,7 +96,7 @@ class Resnet50ThousandClasses(Rule):
             ResNet-50 takes its class count from it (for `create_model(model_name=args.model,
             num_classes=args.num_classes)` only when that same config names `resnet50`), or when the
             config names a ResNet-50 itself (`model: "resnet50"`, `net_name: resnet50`) next to
-            `num_classes`/`class_num: 1000` and a training program beside it reads that key. Its
+            `num_classes`/`class_num: 1000` and a training program beside it reads both keys. Its
             weights are decided with its own values: its load keys, and the loaders the program runs
             with them.
         """,
@@ -563,9 +563,9 @@ class _Decider:
                         and self._is_resnet50(build, program, config):
                     linked.setdefault(known.where, []).append(build)
                     knowns[known.where] = known
-        for key, value in _yaml_class_counts(facts):
+        for model, key, value in _yaml_class_counts(facts):
             place = where(config, value)
-            if place not in knowns and self._reads(program, key):
+            if place not in knowns and self._reads(program, key) and self._reads(program, model):
                 knowns[place] = Known(value.data, place, "yaml")
         found = []
         for place, known in sorted(knowns.items(), key=lambda item: item[0].start):
@@ -827,22 +827,24 @@ def _run_mode(facts: YamlFacts) -> str:
     return ""
 
 
-def _yaml_class_counts(facts: YamlFacts) -> Iterator[Tuple[str, Value]]:
-    """``num_classes: 1000`` beside (or at the root above) a model key naming ResNet-50; never a backbone's."""
+def _yaml_class_counts(facts: YamlFacts) -> Iterator[Tuple[str, str, Value]]:
+    """``(model key, class-count key, value)``: ``num_classes: 1000`` beside (or at the root above) a model key
+    naming ResNet-50; never a backbone's."""
     root = next((m for m in facts.mappings if not m.path), None)
     seen: Set[int] = set()
     for mapping in facts.mappings:
         if any(part in ms.BACKBONE_KEYS for part in mapping.path):
             continue
-        if not any(key in ms.MODEL_KEYS and key not in ms.BACKBONE_KEYS and _names_resnet50(value.data)
-                   for key, value in mapping.entries.items()):
+        model = next((key for key, value in mapping.entries.items()
+                      if key in ms.MODEL_KEYS and key not in ms.BACKBONE_KEYS and _names_resnet50(value.data)), None)
+        if model is None:
             continue
         for scope in (mapping, root):
             for key in ms.CLASS_COUNT_KEYWORDS:
                 value = scope.entries.get(key) if scope is not None else None
                 if value is not None and _is_thousand(value.data) and value.start not in seen:
                     seen.add(value.start)
-                    yield key, value
+                    yield model, key, value
 
 
 def _names_other_network(facts: YamlFacts) -> bool:

@@ -532,7 +532,7 @@ def test_yaml_naming_another_network_is_silent_even_when_a_resnet50_reads_it(tmp
     assert folder(root) == {}
 
 
-def test_yaml_of_a_program_that_does_not_read_the_class_count_is_silent(tmp_path):
+def test_yaml_of_a_program_that_does_not_read_its_model_and_class_count_is_silent(tmp_path):
     write(tmp_path, {
         "train.py": """
             import mindspore as ms
@@ -545,3 +545,15 @@ def test_yaml_of_a_program_that_does_not_read_the_class_count_is_silent(tmp_path
         """,
     })
     assert folder(tmp_path) == {}
+    # reading the class count is not enough: the program builds the network its ``arch`` key names
+    (tmp_path / "train.py").write_text(textwrap.dedent("""
+        import mindspore as ms
+        from src.factory import build
+        def main(args):
+            ms.Model(build(args.arch, args.num_classes), loss, opt).train(10, data)
+        if __name__ == "__main__":
+            main(parse())
+    """))
+    assert folder(tmp_path) == {}
+    (tmp_path / "train.py").write_text((tmp_path / "train.py").read_text().replace("args.arch", "args.model"))
+    assert folder(tmp_path) == {"configs/resnet50.yaml": [(2, 14, True)]}
