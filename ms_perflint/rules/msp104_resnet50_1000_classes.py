@@ -10,6 +10,7 @@ from ms_perflint.analysis.facts import CALL, CFG, FUNCTION, REF, Call, Guard, Va
 from ms_perflint.catalogue import Param
 from ms_perflint.findings import Fix, FixAvailability, FixSafety, TextEdit
 from ms_perflint.project.model import Program, Project, Where, call_where, is_test_file, where
+from ms_perflint.project.training import Training
 from ms_perflint.project.values import Known, Ref, Resolution, Values, non_ascend_config
 from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
 from ms_perflint.rules.check import Check
@@ -158,7 +159,7 @@ class Resnet50ThousandClasses(Rule):
             - other frameworks' builders (`torchvision.models.resnet50`, `timm`, ...) and other networks
               (`seresnet50`, `BiT_resnet50`, a YAML config whose top level names `resnet18`);
             - model names, class counts or weights the linter cannot know, and a YAML config no training
-              program reads the class count of.
+              program reads the model key and class count of.
         """,
         references=(
             "https://github.com/mindspore-lab/mindcv/blob/main/configs/resnet/resnet_50_ascend.yaml",
@@ -500,7 +501,9 @@ class _Decider:
         self._components: Dict[Tuple[str, int], bool] = {}
         self._keys_read: Dict[str, Set[str]] = {}
         self._standalone: Optional[Set[str]] = None
-        self._counts: Dict[Tuple[str, int], Resolution] = {}
+        self._counts: Dict[Tuple[str, int, str], Resolution] = {}
+        self._trained: Dict[str, List[Tuple[str, Set[str]]]] = {}
+        self.training = Training(check.project)
 
     # --- sites ---------------------------------------------------------------------------------------
 
@@ -565,7 +568,8 @@ class _Decider:
                     knowns[known.where] = known
         for model, key, value in _yaml_class_counts(facts):
             place = where(config, value)
-            if place not in knowns and self._reads(program, key) and self._reads(program, model):
+            if place not in knowns and self._reads(program, key) and self._reads(program, model) and \
+                    not self._trains_another_network(program, model):
                 knowns[place] = Known(value.data, place, "yaml")
         found = []
         for place, known in sorted(knowns.items(), key=lambda item: item[0].start):
@@ -587,6 +591,30 @@ class _Decider:
             return False
         return _run_mode(facts) not in ms.NON_TRAINING_RUN_MODES and not _yaml_headless(facts) and \
             not _yaml_device_elsewhere(facts)
+
+    def _trains_another_network(self, program: Program, model_key: str) -> bool:
+        """Every network the program trains is built by a fixed builder that is not a ResNet-50's.
+
+        A builder that takes the config's model key (``get_network(config.net_name, ...)``) builds
+        what the config names; ``glore_resnet50(class_num=config.class_num)`` builds its own network.
+        """
+        if program.entry not in self._trained:
+            self._trained[program.entry] = self._trained_builders(program)
+        builders = self._trained[program.entry]
+        return bool(builders) and all(
+            name not in ms.RESNET50_NAMES and model_key not in keys for name, keys in builders)
+
+    def _trained_builders(self, program: Program) -> List[Tuple[str, Set[str]]]:
+        """``(builder name, config keys its arguments read)`` of each network the program trains ("" unknown)."""
+        found = []
+        for use in self.training.networks(program):
+            value = self.training.unwrap(use.path, use.network)
+            call = self.project.python[use.path].call(value.data) if value.kind == CALL else None
+            symbol = self.project.callee(use.path, call) if call is not None else None
+            if call is None or symbol is None or symbol.kind not in ("function", "class"):
+                return []  # a network the linter cannot name: the config may say what it is
+            found.append((symbol.name, _keys_in([*call.args, *call.kwargs.values()])))
+        return found
 
     def _reads(self, program: Program, key: str) -> bool:
         """Code the program runs reads the config key (``args.num_classes``, ``cfg["num_classes"]``)."""
@@ -873,16 +901,22 @@ def _keys_read(project: Project, program: Program) -> Set[str]:
         for call in facts.calls if facts is not None else ():
             if (path, call.scope) not in program.scopes:
                 continue
-            stack = [*call.args, *call.kwargs.values(), *(v for v, _ in call.guards)]
-            if call.receiver is not None:
-                stack.append(call.receiver)
-            while stack:
-                value = stack.pop()
-                if value.kind == CFG:
-                    found.add(value.data)
-                elif value.kind == REF and "." in value.data:
-                    found.add(value.data.rsplit(".", 1)[1])
-                stack.extend(value.parts)
+            values = [*call.args, *call.kwargs.values(), *(v for v, _ in call.guards)]
+            found.update(_keys_in(values + ([call.receiver] if call.receiver is not None else [])))
+    return found
+
+
+def _keys_in(values: Sequence[Value]) -> Set[str]:
+    """Config keys the values read: ``args.key``, ``cfg["key"]``, ``config.key`` of a config module."""
+    found: Set[str] = set()
+    stack = list(values)
+    while stack:
+        value = stack.pop()
+        if value.kind == CFG:
+            found.add(value.data)
+        elif value.kind == REF and "." in value.data:
+            found.add(value.data.rsplit(".", 1)[1])
+        stack.extend(value.parts)
     return found
 
 

@@ -522,6 +522,43 @@ def test_yaml_model_key_without_a_visible_builder(tmp_path):
     assert folder(tmp_path) == {"configs/default.yaml": [(2, 12, True)]}
 
 
+def test_yaml_naming_resnet50_for_a_variant_the_program_builds_is_silent(tmp_path):
+    # GloRe-ResNet-50: the config says ``net: resnet50``, the program builds its own variant.
+    write(tmp_path, {
+        "train.py": """
+            import mindspore as ms
+            from src.config import config
+            from src.glore_resnet import glore_resnet50
+            if __name__ == "__main__":
+                if config.net == "resnet50":
+                    net = glore_resnet50(class_num=config.class_num, use_glore=config.use_glore)
+                ms.Model(net, loss, opt).train(config.epoch_size, data)
+        """,
+        "src/__init__.py": "",
+        "src/config.py": """
+            import yaml
+            config = yaml.safe_load(open("config/config_resnet50_ascend.yaml"))
+        """,
+        "src/glore_resnet.py": """
+            from mindspore import nn
+            class GloreResNet(nn.Cell):
+                def __init__(self, class_num, use_glore):
+                    super().__init__()
+                    self.head = nn.Dense(2048, class_num)
+            def glore_resnet50(class_num=1000, use_glore=True):
+                return GloreResNet(class_num, use_glore)
+        """,
+        "config/config_resnet50_ascend.yaml": """
+            net: "resnet50"
+            class_num: 1000
+            pretrained_ckpt: ""
+            use_glore: true
+            epoch_size: 120
+        """,
+    })
+    assert folder(tmp_path) == {}
+
+
 def test_yaml_naming_another_network_is_silent_even_when_a_resnet50_reads_it(tmp_path):
     root = tmp_path / "zoo"
     import shutil
