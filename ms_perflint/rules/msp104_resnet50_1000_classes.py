@@ -157,7 +157,8 @@ class Resnet50ThousandClasses(Rule):
               or the builder is only reached through a registry (mindcv's `@register_model def
               resnet50(..., num_classes=1000)`, called by `create_model` with the config's count);
             - other frameworks' builders (`torchvision.models.resnet50`, `timm`, ...) and other networks
-              (`seresnet50`, `BiT_resnet50`, a YAML config whose top level names `resnet18`);
+              (`seresnet50`, `BiT_resnet50`, a YAML config whose top level names `resnet18`, a config
+              saying `net: resnet50` for a program that trains its own `glore_resnet50(...)`);
             - model names, class counts or weights the linter cannot know, and a YAML config no training
               program reads the model key and class count of.
         """,
