@@ -32,7 +32,7 @@ TRAINING_CHECKPOINTS = "resnet50*_*.ckpt"
 
 def parse_args():
     parser = argparse.ArgumentParser(description="Train ResNet-50 on synthetic images.")
-    parser.add_argument("--device-target", default="CPU", choices=["CPU", "GPU", "Ascend"])
+    parser.add_argument("--device-target", default="Ascend", choices=["Ascend", "GPU", "CPU"])
     parser.add_argument("--mode", default="graph", choices=["graph", "pynative"])
     parser.add_argument("--steps", type=int, default=100, help="training steps (one epoch of synthetic data)")
     parser.add_argument("--batch-size", type=int, default=2)

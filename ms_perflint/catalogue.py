@@ -145,6 +145,10 @@ class MatmulOp:
     dtype: Optional[Param] = None
     #: AMP O1/auto inserts casts around it (measured on 2.10 by dumping the rewritten network).
     o1_casts: bool = False
+    #: Where a primitive (or cell) takes its transpose flags for the first and second operand (default False).
+    transpose: Tuple[Optional[Param], Optional[Param]] = (None, None)
+    #: The second operand is always transposed (``ops.dense(x, weight)``: weight is ``[out, in]``).
+    second_transposed: bool = False
 
 
 #: Keyed by canonical name. ``nn.Linear`` is ``mint.nn.Linear``; O1 does not cast it, nor
@@ -152,20 +156,69 @@ class MatmulOp:
 MATMUL_OPS: Dict[str, MatmulOp] = {
     "mindspore.nn.Dense": MatmulOp("layer", Param("in_channels", 0), Param("out_channels", 1), Param("dtype", 6), True),
     "mindspore.nn.Linear": MatmulOp("layer", Param("in_features", 0), Param("out_features", 1), Param("dtype", 5)),
-    "mindspore.nn.MatMul": MatmulOp("layer"),
-    "mindspore.ops.MatMul": MatmulOp("primitive", o1_casts=True),
-    "mindspore.ops.BatchMatMul": MatmulOp("primitive", o1_casts=True),
+    "mindspore.nn.MatMul": MatmulOp("layer", transpose=(Param("transpose_x1", 0), Param("transpose_x2", 1))),
+    "mindspore.ops.MatMul": MatmulOp("primitive", o1_casts=True,
+                                     transpose=(Param("transpose_a", 0), Param("transpose_b", 1))),
+    "mindspore.ops.BatchMatMul": MatmulOp("primitive", o1_casts=True,
+                                          transpose=(Param("transpose_a", 0), Param("transpose_b", 1))),
     "mindspore.ops.matmul": MatmulOp("function"),
     "mindspore.mint.matmul": MatmulOp("function"),
     "mindspore.ops.bmm": MatmulOp("function", o1_casts=True),
     "mindspore.mint.bmm": MatmulOp("function"),
     "mindspore.ops.mm": MatmulOp("function", o1_casts=True),
     "mindspore.mint.mm": MatmulOp("function"),
-    "mindspore.ops.dense": MatmulOp("function"),
+    "mindspore.ops.dense": MatmulOp("function", second_transposed=True),
 }
 #: The ``@`` operator and ``Tensor.matmul``, recorded as calls of these names.
 MATMUL_OPERATOR = "@"
 TENSOR_MATMUL_METHOD = "matmul"
+
+# --- MatMul shapes on the Cube (MSP102) ---------------------------------------------------
+
+#: The Cube multiplies fractals of 16 x 16 fp16/bf16 values (C0 = 32 bytes = 16 halves; M0 = 16), and data
+#: is moved to it in that fractal (NZ) layout: a dim that is not a multiple of 16 is padded on the way.
+CUBE_FRACTAL = 16
+#: AI cores that share one MatMul, each taking whole fractals of the output: 32 Da Vinci cores on Ascend 910,
+#: 20-24 Cube cores on Atlas A2 (910B). A dim below CUBE_FRACTAL * AI_CORES cannot give every core a fractal.
+AI_CORES = 32
+#: ``nn.Embedding(vocab_size, embedding_size, use_one_hot=False, ...)``: with ``use_one_hot=True`` the lookup
+#: is a MatMul of ``[N, vocab_size]`` one-hot rows by the ``[vocab_size, embedding_size]`` table.
+EMBEDDING = "mindspore.nn.Embedding"
+EMBEDDING_VOCAB = Param("vocab_size", 0)
+EMBEDDING_SIZE = Param("embedding_size", 1)
+EMBEDDING_ONE_HOT = Param("use_one_hot", 2)
+#: Weights MindSpore layers keep as attributes, with their shapes as the layer's parameters (first axis first).
+LAYER_WEIGHTS: Dict[Tuple[str, str], Tuple[Param, Param]] = {
+    (EMBEDDING, "embedding_table"): (EMBEDDING_VOCAB, EMBEDDING_SIZE),
+    ("mindspore.nn.Dense", "weight"): (Param("out_channels", 1), Param("in_channels", 0)),
+    ("mindspore.nn.Linear", "weight"): (Param("out_features", 1), Param("in_features", 0)),
+}
+#: Calls that build a tensor from a shape argument (numpy and MindSpore), and where the shape is.
+SHAPE_BUILDERS: Dict[str, Param] = {
+    "numpy.ones": Param("shape", 0), "numpy.zeros": Param("shape", 0), "numpy.empty": Param("shape", 0),
+    "numpy.full": Param("shape", 0), "numpy.random.standard_normal": Param("size", 0),
+    "numpy.random.normal": Param("size", 2), "numpy.random.uniform": Param("size", 2),
+    "numpy.random.random": Param("size", 0), "numpy.random.randint": Param("size", 2),
+    "mindspore.ops.ones": Param("shape", 0), "mindspore.ops.zeros": Param("size", 0),
+    "mindspore.mint.ones": Param("size", 0), "mindspore.mint.zeros": Param("size", 0),
+    "mindspore.common.initializer.initializer": Param("shape", 1),
+    # Tensor(shape=(a, b), dtype=..., init=...): the shape is keyword-only in practice.
+    "mindspore.Tensor": Param("shape"),
+}
+#: Calls whose positional arguments are the dims: ``np.random.randn(a, b)``.
+DIMS_AS_ARGUMENTS = frozenset(("numpy.random.randn", "numpy.random.rand"))
+#: Wrappers whose result has the shape of one argument: ``Parameter(Tensor(array))``.
+SHAPE_KEEPING: Dict[str, Param] = {"mindspore.Parameter": Param("default_input", 0),
+                                   "mindspore.Tensor": Param("input_data", 0)}
+#: Tile and Div, whose unaligned shapes cannot be split evenly across the AI cores either (the seed guide).
+TILE_OPS: Dict[str, Tuple[Param, Param]] = {
+    "mindspore.ops.Tile": (Param("input_x", 0), Param("multiples", 1)),
+    "mindspore.ops.tile": (Param("input", 0), Param("dims", 1)),
+    "mindspore.mint.tile": (Param("input", 0), Param("dims", 1)),
+}
+DIV_OPS = frozenset(("mindspore.ops.Div", "mindspore.ops.div", "mindspore.mint.div"))
+#: Words that name a dataset's class count (``num_classes``, ``class_num``, ``num_labels``, YOLO's ``nc``).
+CLASS_COUNT_WORDS = frozenset(("class", "classes", "cls", "label", "labels", "categories", "category", "nc"))
 
 # --- casting and mixed precision (MSP101) -----------------------------------------------
 
@@ -268,6 +321,15 @@ PER_STEP_CALLBACKS = frozenset(
     ("step_end", "epoch_end", "on_train_step_end", "on_train_epoch_end", "on_train_step_begin", "on_train_epoch_begin")
 )
 CALLBACK_BASES = frozenset(("mindspore.train.Callback",))
+#: Methods the framework calls on an object it is handed (a Cell's ``construct``, a Callback's hooks, a
+#: dataset source's ``__getitem__``): building the object reaches them; any other method runs only when called.
+FRAMEWORK_METHODS = frozenset(
+    ("__init__", "construct", "__call__", "bprop", "__getitem__", "__len__", "__iter__", "__next__",
+     "begin", "end", "step_begin", "step_end", "epoch_begin", "epoch_end", "on_train_begin", "on_train_end",
+     "on_train_step_begin", "on_train_step_end", "on_train_epoch_begin", "on_train_epoch_end",
+     "on_eval_begin", "on_eval_end", "on_eval_step_begin", "on_eval_step_end", "on_eval_epoch_begin",
+     "on_eval_epoch_end")
+)
 #: mindformers' checkpoint callback in YAML ``callbacks``; 265 real configs spell it ``CheckpointMointor``.
 CHECKPOINT_MONITORS = frozenset(("CheckpointMonitor", "CheckpointMointor"))
 #: YAML ``run_mode`` values that do not train.
@@ -352,6 +414,7 @@ INTERESTING_METHODS = frozenset(
         *TENSOR_CAST_METHODS, *TENSOR_DTYPE_METHODS, "add_argument", "set_defaults", "setdefault", "putenv", "get",
         "construct", "start", "stop", "analyse", "asnumpy", "numpy", "item", "batch", "map",
         "create_dict_iterator", "create_tuple_iterator", "append", "extend", "insert", "update",
+        "trainable_params", "get_parameters", "set_train",
         *FILE_READERS, *WEIGHT_LOADERS,
     )
 )

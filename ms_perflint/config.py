@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ms_perflint import __version__
-from ms_perflint.settings import DEFAULT_SELECT, Settings
+from ms_perflint.settings import DEFAULT_MAX_FILE_SIZE, DEFAULT_SELECT, Settings
 
 #: Searched in every folder, in this order of precedence.
 CONFIG_FILES = ("pyproject.toml", "setup.cfg", "tox.ini")
@@ -69,7 +69,7 @@ class Key:
     example: str
 
 
-CODES, GLOBS, BOOL, PER_FILE, VERSION = "codes", "globs", "bool", "per-file-ignores", "version"
+CODES, GLOBS, BOOL, PER_FILE, VERSION, SIZE = "codes", "globs", "bool", "per-file-ignores", "version", "size"
 
 KEYS: Tuple[Key, ...] = (
     Key("select", CODES, DEFAULT_SELECT,
@@ -77,6 +77,7 @@ KEYS: Tuple[Key, ...] = (
         '["MSP1"]'),
     Key("extend-select", CODES, (), "Codes or prefixes to enable on top of `select`.", '["MSP103"]'),
     Key("ignore", CODES, (), "Codes or prefixes to disable.", '["MSP104"]'),
+    Key("extend-ignore", CODES, (), "Codes or prefixes to disable on top of `ignore`.", '["MSP102"]'),
     Key("per-file-ignores", PER_FILE, {},
         "Codes to ignore in files whose path matches a glob (matched against the whole path, "
         "any trailing part of it, or the file name).",
@@ -100,6 +101,11 @@ KEYS: Tuple[Key, ...] = (
         "scripts of the nearest folder with pyproject.toml, setup.py or .git (docs/project.md). "
         "`false` lints every file on its own, in the CLI (as `--no-project` does) and in flake8.",
         "false"),
+    Key("max-file-size", SIZE, DEFAULT_MAX_FILE_SIZE,
+        "Files larger than this many bytes are not checked, and say so (`0`: no limit). Parsing needs about "
+        "540 MB of memory per MB of source (libcst 1.9), so the default, 2 MB, keeps a run under about 1.1 GB "
+        "per worker; a notebook's limit applies to its code cells, not to its JSON.",
+        "4000000"),
     Key("required-version", VERSION, None,
         "Fail (exit 2) unless the running ms-perflint satisfies this version specifier, "
         "e.g. `>=0.1` or `>=0.1,<0.3` (operators `>=`, `<=`, `>`, `<`, `==`, `!=`, `~=`).",
@@ -134,6 +140,7 @@ class Config:
     select: Tuple[str, ...] = DEFAULT_SELECT
     extend_select: Tuple[str, ...] = ()
     ignore: Tuple[str, ...] = ()
+    extend_ignore: Tuple[str, ...] = ()
     per_file_ignores: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
     exclude: Tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: Tuple[str, ...] = ()
@@ -141,19 +148,26 @@ class Config:
     respect_gitignore: bool = True
     project: bool = True
     required_version: Optional[str] = None
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
     rule_options: Mapping[str, Any] = field(default_factory=dict)
 
     def settings(self, **overrides: Any) -> Settings:
-        """Engine settings from this configuration; ``overrides`` replace fields (None: keep)."""
-        values = dict(
+        """Settings from this configuration; ``overrides`` replace fields (None: keep).
+
+        ``extend_ignore`` (from the file and from ``overrides``) adds to ``ignore``.
+        """
+        values: Dict[str, Any] = dict(
             select=self.select,
             extend_select=self.extend_select,
             ignore=self.ignore,
             per_file_ignores=dict(self.per_file_ignores),
             rule_options=dict(self.rule_options),
             project=self.project,
+            max_file_size=self.max_file_size or None,
         )
+        extend_ignore = tuple(overrides.pop("extend_ignore", None) or ())
         values.update({name: value for name, value in overrides.items() if value is not None})
+        values["ignore"] = tuple(values["ignore"]) + self.extend_ignore + extend_ignore
         return Settings(**values)
 
     def overridden(self, **values: Any) -> "Config":
@@ -313,20 +327,53 @@ def _parse_key(key: Key, raw: Any, is_ini: bool) -> Any:
         BOOL: _parse_bool,
         PER_FILE: _parse_per_file_ignores,
         VERSION: _parse_version,
+        SIZE: _parse_size,
     }[key.kind]
     return parse(raw, is_ini)
 
 
 def _parse_codes(raw: Any, is_ini: bool) -> Tuple[str, ...]:
     items = _string_list(raw, is_ini, "a list of codes or prefixes such as [\"MSP103\", \"MSP1\"]")
-    return tuple(_check_code(item) for item in items)
+    codes = tuple(_check_code(item) for item in items)
+    problem = check_rule_codes(codes)
+    if problem:
+        raise _BadValue(problem)
+    return codes
 
 
 def _check_code(item: str) -> str:
     code = item.strip().upper()
-    if not _CODE_OR_PREFIX.fullmatch(code):
-        raise _BadValue(f"{item!r} is not an ms-perflint code or prefix; allowed: MSP, MSP1, MSP10, MSP103, ...")
+    problem = check_code_or_prefix(code)
+    if problem:
+        raise _BadValue(problem)
     return code
+
+
+def check_code_or_prefix(code: str) -> Optional[str]:
+    """Why ``code`` is not written like an ms-perflint code or prefix, or None."""
+    if _CODE_OR_PREFIX.fullmatch(code):
+        return None
+    return f"{code!r} is not an ms-perflint code or prefix; allowed: MSP, MSP1, MSP10, MSP103, ..."
+
+
+def check_rule_codes(codes: Sequence[str]) -> Optional[str]:
+    """Why some of ``codes`` (codes or prefixes) select no rule at all, or None (as ruff: an unknown code is an error)."""
+    from ms_perflint.rules import ALL_RULES
+
+    known = [rule.code for rule in ALL_RULES]
+    unknown = [code for code in codes if not any(k.startswith(code) for k in known)]
+    if not unknown:
+        return None
+    return f"unknown rule code or prefix {', '.join(repr(c) for c in unknown)}; known codes: {', '.join(known)}"
+
+
+def _parse_size(raw: Any, is_ini: bool) -> int:
+    value = raw
+    if is_ini and isinstance(raw, str) and raw.strip().isdigit():
+        value = int(raw.strip())
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _BadValue(f"expected a number of bytes (0 or more), got {raw!r}")
+    return value
 
 
 def _parse_globs(raw: Any, is_ini: bool) -> Tuple[str, ...]:
@@ -582,6 +629,7 @@ def _kind_word(kind: str) -> str:
         BOOL: "boolean",
         PER_FILE: "table: glob = list of codes",
         VERSION: "version specifier",
+        SIZE: "number of bytes",
     }[kind]
 
 

@@ -155,6 +155,8 @@ class FileResult:
     kind: str = "python"
     #: Things the user should know that did not stop the check (a notebook cell that was skipped).
     notices: List[str] = field(default_factory=list)
+    #: A notebook's virtual module (its code cells joined): the text its fixes' offsets refer to.
+    virtual_text: Optional[str] = None
 
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")

@@ -7,14 +7,16 @@ per-file-ignores, so both front ends agree; flake8's own ``--select``/``--ignore
 still decide which MSP codes flake8 shows. (flake8 does not tell plugins about
 ``--isolated``, so that flag skips flake8's configuration files only.)
 
-flake8 decides ``# noqa`` itself, so the engine is told not to; the 0-based
-column is yielded and flake8 adds 1, so the output matches the CLI.
+flake8 decides ``# noqa`` itself, so the check is told not to; the 0-based
+column is yielded and flake8 adds 1, so the output matches the CLI. The file is
+checked with its project, as the CLI checks it (one session per flake8 process
+keeps the project's index). A file that cannot be checked, and a rule that failed,
+are reported as ``MSP000``, so flake8 is never silent about them.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any, ClassVar, Generator, List, Optional, Tuple
 
 from ms_perflint import __version__
@@ -45,9 +47,11 @@ class Plugin:
         self.lines = lines
         self.filename = filename
         codes = self.enabled_codes if self.enabled_codes is not None else tuple(rule_codes())
-        # Read the configuration here, not in run(): flake8 turns an exception raised
-        # while creating the plugin into a one-line "plugin failed" message, not a traceback.
-        self.settings = self._settings(codes) if codes else None
+        self.enabled = set(codes)
+        if codes:
+            # Read the configuration here, not in run(): flake8 turns an exception raised
+            # while creating the plugin into a one-line "plugin failed" message, not a traceback.
+            _session().settings_for(os.path.abspath(filename))
 
     @classmethod
     def parse_options(cls, options: Any) -> None:
@@ -59,29 +63,46 @@ class Plugin:
 
     def run(self) -> Generator[Tuple[int, int, str, type], None, None]:
         """Yield ``(line, 0-based column, "CODE message", type)`` for each finding."""
-        settings = self.settings
-        if settings is None or not settings.select:
+        if not self.enabled:
             return
-        from ms_perflint.engine import lint_source
+        session = _session()
+        path = os.path.abspath(self.filename)
+        text = "".join(self.lines)
+        if self.filename not in ("-", "stdin") and _disk_text(session, path) != text:
+            session.overlay[path] = text.encode("utf-8")  # an editor's unsaved buffer, or standard input
+        result = session.check([path])[0]
+        session.overlay.pop(path, None)
+        if result.error is not None:
+            error = result.error
+            yield error.line, error.column, f"MSP000 {error.kind}: {error.message}", type(self)
+        for finding in result.findings:
+            if finding.code in self.enabled or finding.code == "MSP000":
+                yield finding.line, finding.column, f"{finding.code} {finding.message}", type(self)
 
-        result = lint_source("".join(self.lines), self.filename, settings)
-        for violation in result.violations:
-            yield violation.line, violation.column, f"{violation.code} {violation.message}", type(self)
 
-    def _settings(self, codes: Tuple[str, ...]) -> Any:
-        """Engine settings: the project's ms-perflint configuration, narrowed to the codes flake8 shows.
+#: One session per flake8 process: it keeps the project indexes its files share.
+_SESSIONS: List[Any] = []
 
-        A bad configuration raises :class:`~ms_perflint.config.ConfigError`; flake8
-        reports it as a failure of this plugin, with the message naming the file and key.
-        """
-        from dataclasses import replace
 
-        from ms_perflint.config import config_for_file
+def _session() -> Any:
+    if not _SESSIONS:
+        from ms_perflint.project.roots import find_root
+        from ms_perflint.run.session import Session, SessionOptions
 
-        configured = config_for_file(self.filename).settings()
-        enabled = tuple(code for code in codes if configured.is_enabled(code, self.filename))
-        # Project mode as in the CLI (files with no pyproject.toml/setup.py/.git above them use flake8's folder),
-        # unless the configuration says `project = false`.
-        fallback = str(Path.cwd()) if configured.project else None
-        return replace(configured, select=enabled, extend_select=(), ignore=(), per_file_ignores={}, apply_noqa=False,
-                       project_fallback_root=fallback)
+        root = find_root(os.getcwd()) or os.getcwd()
+        options = SessionOptions(overrides={"apply_noqa": False}, cache_folder=os.path.join(root, ".ms_perflint_cache"),
+                                 jobs=1, fallback_roots=(os.getcwd(),))
+        _SESSIONS.append(Session(options))
+    return _SESSIONS[0]
+
+
+def _disk_text(session: Any, path: str) -> Optional[str]:
+    from ms_perflint.sources import decode_python
+
+    data = session.read(path)
+    if not isinstance(data, bytes):
+        return None
+    try:
+        return decode_python(data).text
+    except (UnicodeDecodeError, SyntaxError, LookupError):
+        return None

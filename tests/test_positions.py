@@ -8,8 +8,8 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ms_perflint.positions import positions_of
-from ms_perflint.walker import walk
+from ms_perflint.analysis.positions import positions_of
+from ms_perflint.analysis.walker import walk
 from tests.test_walker import ALL_SYNTAX, SOURCES
 
 #: Newline styles and characters that make line/column counting go wrong if done naively.

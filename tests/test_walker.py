@@ -9,7 +9,7 @@ import libcst as cst
 import pytest
 
 from ms_perflint.rules import ALL_RULES
-from ms_perflint.walker import walk
+from ms_perflint.analysis.walker import walk
 from tests.conftest import FIXTURES, REPO
 
 #: One module using as much syntax as libcst 1.x parses, so every node type's child order is checked.
@@ -159,7 +159,7 @@ def _all_events(module: cst.Module) -> list:
 )
 def test_field_order_does_not_depend_on_the_first_instance_seen(monkeypatch, first: str, second: str):
     """libcst skips an f-string expression's format_spec when it is None: the walker must not learn that as the order."""
-    from ms_perflint import walker
+    from ms_perflint.analysis import walker
 
     for table in ("_CHILD_FIELDS", "_NONE_DEPENDENT", "_BY_NONE_PATTERN"):
         monkeypatch.setattr(walker, table, {})

@@ -13,7 +13,7 @@ from typing import Union
 
 from ms_perflint.analysis.facts import PythonFacts, ShellFacts, YamlFacts
 from ms_perflint.findings import FileError
-from ms_perflint.sources import NOTEBOOK, PYTHON, SHELL, YAML, Unit
+from ms_perflint.sources import JSON, NOTEBOOK, PYTHON, SHELL, YAML, Unit
 
 Facts = Union[PythonFacts, YamlFacts, ShellFacts]
 
@@ -31,6 +31,11 @@ def analyse(unit: Unit, module_name: str, is_package: bool = False) -> Union[Fac
         if facts.error is not None:
             return FileError("YamlError", facts.error, facts.error_line)
         return facts
+    if unit.kind == JSON:
+        from ms_perflint.analysis.configs import extract_yaml
+
+        facts = extract_yaml(unit.text)  # JSON is YAML; a JSON file YAML cannot read gives no config values
+        return facts if facts.error is None else YamlFacts()
     if unit.kind == SHELL:
         from ms_perflint.analysis.configs import extract_shell
 

@@ -23,9 +23,9 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 # --- values ------------------------------------------------------------------------------
 
-LIT = "lit"  # data: a Python literal (int, float, str, bool, None, or a tuple of them)
+LIT = "lit"  # data: a Python literal (int, float, str, bool, None, a tuple of them, or a dict display of them)
 REF = "ref"  # data: a canonical qualified name or a project reference (``src.config.NUM_CLASSES``)
-CFG = "cfg"  # data: a config key (``args.amp_level``, ``cfg["amp_level"]``); parts: the default, if any
+CFG = "cfg"  # data: a config key (``args.amp_level``, ``cfg["amp_level"]``); parts: (the object read, the default)
 PARAM = "param"  # data: a parameter name of the scope the value is read in
 CALL = "call"  # data: the id of a recorded call (its result)
 SELF = "self"  # data: an attribute of ``self`` (``fc`` for ``self.fc``)
@@ -59,18 +59,32 @@ class Value:
         return self.kind == LIT
 
     def to_json(self) -> List[Any]:
+        """A compact list: fields in order, trailing defaults left out."""
         data = self.data
         if isinstance(data, tuple):
             data = {"t": list(data)}
-        return [self.kind, data, [p.to_json() for p in self.parts], self.text, self.cast, self.via, self.root,
-                self.line, self.column, self.start, self.end]
+        elif isinstance(data, dict):
+            data = {"d": data}
+        fields = [self.kind, data, [p.to_json() for p in self.parts] if self.parts else 0, self.text, self.cast,
+                  self.via, self.root, self.line, self.column, self.start, self.end]
+        while len(fields) > 1 and fields[-1] in _DEFAULTS[len(fields) - 1]:
+            fields.pop()
+        return fields
 
     @classmethod
     def from_json(cls, raw: Sequence[Any]) -> "Value":
-        kind, data, parts, text, cast, via, root, line, column, start, end = raw
+        kind, data, parts, text, cast, via, root, line, column, start, end = (*raw, *_PADDING[len(raw):])
         if isinstance(data, dict) and "t" in data:
             data = _tuple(data["t"])
-        return cls(kind, data, tuple(cls.from_json(p) for p in parts), text, cast, via, root, line, column, start, end)
+        elif isinstance(data, dict) and "d" in data:
+            data = dict(data["d"])
+        return cls(kind, data, tuple(cls.from_json(p) for p in parts) if parts else (), text, cast, via, root,
+                   line, column, start, end)
+
+
+#: A Value's fields when not given (kind and data are always written; data None is its default).
+_PADDING = ("unknown", None, 0, "", "", "", "", 0, 0, 0, 0)
+_DEFAULTS = tuple((d,) if d is not None else (None,) for d in _PADDING)
 
 
 def _tuple(items: List[Any]) -> Tuple[Any, ...]:

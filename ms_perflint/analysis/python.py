@@ -63,7 +63,7 @@ MAX_VALUE_DEPTH = 40
 def extract_python(module: cst.Module, text: str, module_name: str, is_package: bool = False) -> PythonFacts:
     """The facts of a parsed module whose source is ``text``."""
     collector = _Collector(module, text, module_name, is_package)
-    walk(module, collector)
+    walk(module, collector, skip_layout=True)
     return collector.finish()
 
 
@@ -95,6 +95,8 @@ class _Collector(cst.CSTVisitor):
         self.loop_nodes: Dict[int, cst.CSTNode] = {}
         self.class_nodes: Dict[str, cst.CSTNode] = {}
         self.depth = 0
+        #: Node type -> its ``visit_`` handler (or None), looked up once per type.
+        self._handlers: Dict[type, object] = {}
 
     # --- context ---------------------------------------------------------------------------
 
@@ -104,7 +106,10 @@ class _Collector(cst.CSTVisitor):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.ancestors.append(node)
-        handler = getattr(self, "visit_" + type(node).__name__, None)
+        kind = type(node)
+        handler = self._handlers.get(kind, _NO_HANDLER)
+        if handler is _NO_HANDLER:
+            handler = self._handlers[kind] = getattr(self, "visit_" + kind.__name__, None)
         if handler is not None:
             return handler(node) is not False
         return True
@@ -482,7 +487,10 @@ class _Collector(cst.CSTVisitor):
             key = _string_index(node)
             if key is not None:
                 return self._placed(Value(CFG, key, root=_short(dotted_name(node.value) or "")), node)
-            self.value_of(node.value)
+            base = self.value_of(node.value)
+            position = _integer_index(node)
+            if position is not None:
+                return self._placed(Value(OP, "[]", (base, Value(LIT, position))), node)
             return self._placed(unknown(), node)
         if isinstance(node, cst.Call):
             return self._call_value(node)
@@ -500,6 +508,9 @@ class _Collector(cst.CSTVisitor):
         if isinstance(node, (cst.Tuple, cst.List)):
             parts = tuple(self.value_of(e.value) for e in node.elements if not isinstance(e, cst.StarredElement))
             return self._placed(Value(OP, "tuple", parts), node)
+        if isinstance(node, cst.Dict):
+            mapping = _literal_mapping(node)
+            return self._placed(Value(LIT, mapping) if mapping is not None else unknown(), node)
         if isinstance(node, cst.IfExp):
             parts = (self.value_of(node.test), self.value_of(node.body), self.value_of(node.orelse))
             return self._placed(Value(OP, "ifexp", parts), node)
@@ -549,16 +560,20 @@ class _Collector(cst.CSTVisitor):
             base = self.value_of(node.value)
             return self._placed(Value(CFG, node.attr.value, root=_short(base.text or "")), node)
         head, _, rest = dotted.partition(".")
+        root, _, key = dotted.rpartition(".")
         if head == self._self_name():
             parts = rest.split(".")
             if len(parts) == 1:
                 return self._placed(Value(SELF, rest), node)
-            return self._placed(Value(CFG, parts[-1], root="self." + ".".join(parts[:-1])), node)
+            owner = self.value_of(node.value)  # self.config.hidden_size: an attribute of what self.config holds
+            return self._placed(Value(CFG, key, (owner,), root=root), node)
         if not self._is_local(head) and head not in self.facts.constants:
             resolved = self.names.resolve(dotted)
             if resolved is not None:
                 return self._placed(Value(REF, resolved), node)
-        root, _, key = dotted.rpartition(".")
+        owner = self.value_of(node.value)
+        if owner.kind in (CALL, PARAM, SELF, CFG):
+            return self._placed(Value(CFG, key, (owner,), root=root), node)  # config.hidden_size of a known object
         return self._placed(Value(CFG, key, root=root), node)
 
     def _call_value(self, node: cst.Call) -> Value:
@@ -575,8 +590,8 @@ class _Collector(cst.CSTVisitor):
             return cast
         if call is not None and call.method == "get" and call.args and call.args[0].kind == LIT \
                 and isinstance(call.args[0].data, str) and call.receiver is not None and call.receiver.kind != REF:
-            default = call.args[1:2]
-            return self._placed(Value(CFG, call.args[0].data, tuple(default), root=call.receiver.text), node)
+            default = call.args[1] if len(call.args) > 1 else unknown()
+            return self._placed(Value(CFG, call.args[0].data, (call.receiver, default), root=call.receiver.text), node)
         if call is None:
             inner = [self.value_of(a.value) for a in node.args if not a.star]
             return self._placed(Value(UNKNOWN, cast=_first_cast(inner)), node)
@@ -701,6 +716,7 @@ class _Collector(cst.CSTVisitor):
 # --- helpers ----------------------------------------------------------------------------------
 
 _NOT_LITERAL = object()
+_NO_HANDLER = object()
 
 
 def _literal(node: cst.BaseExpression) -> Any:
@@ -737,7 +753,9 @@ def _literal_mapping(node: cst.BaseExpression, depth: int = 0) -> Optional[Dict[
         value = _literal(element.value)
         if value is _NOT_LITERAL:
             value = _literal_mapping(element.value, depth + 1)
-        if not isinstance(key, str) or value is None and not isinstance(element.value, cst.Name):
+            if value is None:
+                return None
+        if not isinstance(key, str):
             return None
         found[key] = value
     return found
@@ -788,6 +806,8 @@ def _worth_recording(qualified: str) -> bool:
         return True
     if last in ms.FILE_READERS or last in ms.WEIGHT_LOADERS or last in ms.CONFIG_READERS:
         return True
+    if qualified in ms.SHAPE_BUILDERS or qualified in ms.DIMS_AS_ARGUMENTS:
+        return True  # numpy arrays that become weights: their shapes are MatMul dims
     if qualified.startswith(("os.environ", "os.putenv")):
         return True
     return head not in THIRD_PARTY and head not in _STDLIB and head not in _BUILTINS
@@ -842,6 +862,17 @@ def _string_index(node: cst.Subscript) -> Optional[str]:
         return None
     key = _literal(node.slice[0].slice.value)
     return key if isinstance(key, str) else None
+
+
+def _integer_index(node: cst.Subscript) -> Optional[int]:
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    value = node.slice[0].slice.value
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        inner = _literal(value.expression)
+        return -inner if isinstance(inner, int) and not isinstance(inner, bool) else None
+    index = _literal(value)
+    return index if isinstance(index, int) and not isinstance(index, bool) else None
 
 
 def _dict_literal(expression: cst.BaseExpression) -> Optional[cst.Dict]:

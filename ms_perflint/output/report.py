@@ -1,21 +1,183 @@
-"""Writing a run's report in the chosen format: ``--output-format``, ``--statistics``, colour.
+"""Writing a run's report: the format registry, ``--statistics``, colour, rule URLs, notices.
 
-Formatters are imported only when selected, so the default text report never
-loads json, SARIF or GitHub code.
+The CLI calls :func:`write_report` (or :func:`render_report` for a string),
+:func:`use_color` to decide on ANSI colour, and :func:`notices` to print each
+file's notices as warnings on standard error.
+
+Formats (:data:`FORMATS`) and what they do with the parts of a result:
+
+========== ============================================== ================ ===============
+format      findings                                       file errors      notices
+========== ============================================== ================ ===============
+text        ``path:line:col: CODE [*] message`` + summary  a line each      CLI, on stderr
+concise     the same lines, no summary                     a line each      CLI, on stderr
+full        text + the source lines with carets + summary  a line + source  CLI, on stderr
+grouped     findings under each file's name + summary      under the file   CLI, on stderr
+pylint      ``path:line: [CODE] message``                  ``[Kind]`` line  CLI, on stderr
+json        ruff's objects, edits as rows/columns          ``code`` null    ``name`` Notice
+json-lines  the json objects, one per line                 as json          as json
+sarif       SARIF 2.1.0 results (+ fixes)                  notifications    notifications
+github      ``::error`` workflow commands                  ``::error``      ``::notice``
+gitlab      GitLab Code Quality issues                     ``critical``     not included
+junit       a testcase per file, a failure per finding     ``<error>``      ``<system-out>``
+========== ============================================== ================ ===============
+
+Formatters are imported only when selected, so the default text report loads
+neither json nor XML code. Each is a function ``render(results, options) -> str``.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from dataclasses import dataclass
-from typing import Any, Dict, List, Sequence, TextIO
+from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple, Union
 
-from ms_perflint.results import FileResult
-from ms_perflint.settings import Settings
+from ms_perflint.findings import FileError, FileResult, Finding, FixSafety
 
-FORMATS = ("text", "json", "sarif", "github")
+#: ``--output-format`` name -> ``"module:function"`` rendering it (imported when chosen).
+FORMATS: Dict[str, str] = {
+    "text": "ms_perflint.output.text:render_text",
+    "concise": "ms_perflint.output.text:render_concise",
+    "full": "ms_perflint.output.full:render_full",
+    "grouped": "ms_perflint.output.grouped:render_grouped",
+    "pylint": "ms_perflint.output.pylint:render_pylint",
+    "json": "ms_perflint.output.json:render_json",
+    "json-lines": "ms_perflint.output.json:render_json_lines",
+    "sarif": "ms_perflint.output.sarif:render_sarif",
+    "github": "ms_perflint.output.github:render_github",
+    "gitlab": "ms_perflint.output.gitlab:render_gitlab",
+    "junit": "ms_perflint.output.junit:render_junit",
+}
 #: Formats ``--statistics`` can be written in.
 STATISTICS_FORMATS = ("text", "json")
+#: Values of ``--color``.
+COLOR_CHOICES = ("auto", "always", "never")
+#: Where the repository's files are served (e.g. ``https://github.com/<org>/ms-perflint/blob/main``);
+#: None: rule URLs are the repository-relative paths of the docs pages.
+DOCS_BASE_URL: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """What a formatter may need beyond the results."""
+
+    #: No summary after the findings (text formats).
+    quiet: bool = False
+    #: ANSI colour (text formats only; decide it with :func:`use_color`).
+    color: bool = False
+    #: The run has ``--unsafe-fixes``: ``[*]`` marks unsafe fixes too.
+    unsafe_fixes: bool = False
+
+
+def write_report(
+    results: Sequence[FileResult],
+    stream: TextIO,
+    output_format: str = "text",
+    *,
+    quiet: bool = False,
+    show_statistics: bool = False,
+    color: bool = False,
+    unsafe_fixes: bool = False,
+) -> None:
+    """Write ``results`` to ``stream`` in ``output_format`` (a key of :data:`FORMATS`).
+
+    ``show_statistics``: write :func:`statistics` instead of the findings, as text
+    or (``output_format == "json"``) JSON; the CLI refuses the other formats.
+    """
+    options = ReportOptions(quiet=quiet, color=color, unsafe_fixes=unsafe_fixes)
+    if show_statistics:
+        stream.write(render_statistics(results, output_format, options))
+    else:
+        stream.write(render_report(results, output_format, options))
+
+
+def render_report(results: Sequence[FileResult], output_format: str, options: ReportOptions = ReportOptions()) -> str:
+    """The report as text; raises KeyError for an unknown format."""
+    module, function = FORMATS[output_format].split(":")
+    render = getattr(importlib.import_module(module), function)
+    return render(results, options)
+
+
+# --- what every format shares --------------------------------------------------------------------
+
+
+def is_marked_fixable(finding: Finding, unsafe_fixes: bool = False) -> bool:
+    """``[*]``: the finding would be fixed by ``--fix`` with the current unsafe-fixes setting."""
+    fix = finding.fix
+    return fix is not None and (fix.safety is FixSafety.SAFE or unsafe_fixes)
+
+
+Entry = Tuple[FileResult, Union[Finding, FileError]]
+
+
+def sorted_entries(results: Sequence[FileResult]) -> List[Entry]:
+    """Every finding and file error with its result, by path, (notebook cell,) line, column and code."""
+    entries: List[Tuple[Tuple[Any, ...], Entry]] = []
+    for result in results:
+        if result.error is not None:
+            error = result.error
+            entries.append(((result.path, error.cell or 0, error.line, error.column, ""), (result, error)))
+        for finding in result.findings:
+            entries.append(((result.path, *finding.sort_key()), (result, finding)))
+    entries.sort(key=lambda item: item[0])
+    return [entry for _, entry in entries]
+
+
+def notices(results: Sequence[FileResult]) -> List[str]:
+    """Each file's notices as ``path: notice`` lines, by path (the CLI prints them as warnings on stderr)."""
+    return [f"{result.path}: {notice}" for result in sorted(results, key=lambda r: r.path) for notice in result.notices]
+
+
+def rule_for(code: Optional[str]) -> Any:
+    """The rule class of a code, or None (``MSP000``, internal errors, is no rule)."""
+    from ms_perflint.rules import RULES_BY_CODE
+
+    return RULES_BY_CODE.get(code) if code else None
+
+
+def rule_url(rule: Any) -> str:
+    """The rule's docs page: under :data:`DOCS_BASE_URL` when set, else its repository-relative path."""
+    path = rule.docs_url()
+    if DOCS_BASE_URL is None:
+        return path
+    return DOCS_BASE_URL.rstrip("/") + "/" + path
+
+
+# --- colour ------------------------------------------------------------------------------------------
+
+
+def use_color(stream: TextIO, choice: str = "auto", environ: Optional[Mapping[str, str]] = None) -> bool:
+    """Whether to write ANSI colour to ``stream`` for ``--color choice`` (``auto``, ``always``, ``never``).
+
+    - ``never`` and ``always`` are the user's explicit word for this run and win
+      over the environment (no-color.org: command-line arguments override
+      ``NO_COLOR``; ruff's ``--color always`` does the same).
+    - ``auto``: ``NO_COLOR`` set to anything non-empty disables colour; else
+      ``FORCE_COLOR`` set to anything non-empty enables it even when the stream is
+      not a terminal; else colour only on a terminal whose ``TERM`` is not ``dumb``.
+      When both are set ``NO_COLOR`` wins, as in CPython 3.13 and Rust's anstream:
+      it is the user's standing refusal, FORCE_COLOR is usually a CI default.
+      Empty values count as unset, as both conventions say.
+    """
+    if choice not in COLOR_CHOICES:
+        raise ValueError(f"--color must be one of {', '.join(COLOR_CHOICES)}, not {choice!r}")
+    if choice != "auto":
+        return choice == "always"
+    environ = os.environ if environ is None else environ
+    if environ.get("NO_COLOR"):
+        return False
+    if environ.get("FORCE_COLOR"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    try:
+        terminal = bool(isatty and isatty())
+    except ValueError:  # a closed stream
+        terminal = False
+    return terminal and environ.get("TERM") != "dumb"
+
+
+# --- --statistics ----------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -25,6 +187,7 @@ class Statistic:
     code: str
     name: str
     count: int
+    #: Some of them would be fixed by ``--fix`` (with the run's unsafe-fixes setting).
     fixable: bool
 
     def as_json(self) -> Dict[str, Any]:
@@ -32,20 +195,18 @@ class Statistic:
         return {"code": self.code, "name": self.name, "count": self.count, "fixable": self.fixable}
 
 
-def statistics(results: Sequence[FileResult]) -> List[Statistic]:
-    """One row per reported code, most frequent first (ties by code)."""
-    from ms_perflint.rules import RULES_BY_CODE
-
+def statistics(results: Sequence[FileResult], unsafe_fixes: bool = False) -> List[Statistic]:
+    """One row per reported code, most frequent first (ties by code). File errors are not codes: not counted."""
     counts: Dict[str, int] = {}
     fixable: Dict[str, bool] = {}
     for result in results:
-        for violation in result.violations:
-            counts[violation.code] = counts.get(violation.code, 0) + 1
-            fixable[violation.code] = fixable.get(violation.code, False) or violation.fix is not None
-    rows = [
-        Statistic(code, RULES_BY_CODE[code].name if code in RULES_BY_CODE else "", count, fixable[code])
-        for code, count in counts.items()
-    ]
+        for finding in result.findings:
+            counts[finding.code] = counts.get(finding.code, 0) + 1
+            fixable[finding.code] = fixable.get(finding.code, False) or is_marked_fixable(finding, unsafe_fixes)
+    rows = []
+    for code, count in counts.items():
+        rule = rule_for(code)
+        rows.append(Statistic(code, rule.name if rule is not None else "", count, fixable[code]))
     return sorted(rows, key=lambda row: (-row.count, row.code))
 
 
@@ -54,53 +215,19 @@ def format_statistics(rows: Sequence[Statistic]) -> str:
     if not rows:
         return ""
     width = max(len(str(row.count)) for row in rows)
-    return "".join(f"{row.count:>{width}}  {row.code}  {'[*] ' if row.fixable else '    '}{row.name}\n" for row in rows)
+    code_width = max(len(row.code) for row in rows)
+    return "".join(
+        f"{row.count:>{width}}  {row.code:<{code_width}}  {'[*] ' if row.fixable else '    '}{row.name}".rstrip() + "\n"
+        for row in rows
+    )
 
 
-def use_color(stream: TextIO) -> bool:
-    """Colour only on a terminal, and never when ``NO_COLOR`` is set to anything non-empty (no-color.org)."""
-    if os.environ.get("NO_COLOR"):
-        return False
-    isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())
-
-
-def write_report(
-    results: Sequence[FileResult],
-    stream: TextIO,
-    output_format: str,
-    settings: Settings,
-    quiet: bool = False,
-    show_statistics: bool = False,
-    color: bool = False,
-    unsafe_fixes: bool = False,
-) -> None:
-    """Write ``results`` to ``stream`` in ``output_format`` (one of :data:`FORMATS`).
-
-    ``unsafe_fixes`` (the run has ``--unsafe-fixes``): the text format's ``[*]`` marks unsafe fixes too.
-    """
-    if show_statistics:
-        rows = statistics(results)
-        if output_format == "json":
-            from ms_perflint.output.json import render_statistics_json
-
-            stream.write(render_statistics_json(rows))
-        else:
-            stream.write(format_statistics(rows))
-        return
+def render_statistics(results: Sequence[FileResult], output_format: str = "text",
+                      options: ReportOptions = ReportOptions()) -> str:
+    """``--statistics`` as text, or as a JSON list of :meth:`Statistic.as_json` when ``output_format`` is json."""
+    rows = statistics(results, options.unsafe_fixes)
     if output_format == "json":
-        from ms_perflint.output.json import render_json
+        import json
 
-        stream.write(render_json(results, settings))
-    elif output_format == "sarif":
-        from ms_perflint.output.sarif import render_sarif
-
-        stream.write(render_sarif(results, settings))
-    elif output_format == "github":
-        from ms_perflint.output.github import render_github
-
-        stream.write(render_github(results))
-    else:
-        from ms_perflint.output.text import write_text
-
-        write_text(results, stream, quiet=quiet, color=color, unsafe_fixes=unsafe_fixes)
+        return json.dumps([row.as_json() for row in rows], indent=2) + "\n"
+    return format_statistics(rows)

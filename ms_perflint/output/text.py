@@ -1,88 +1,109 @@
-"""The default ``path:line:col: CODE [*] message`` format (1-based columns, as ruff and flake8)."""
+"""``text`` (the default) and ``concise``: ``path:line:col: CODE [*] message``, as ruff and flake8 write it.
+
+Columns are 1-based; in a notebook the place is ``path:cell N:line:col`` (the
+line counts within the cell), as ruff writes it. ``[*]`` marks a finding that
+``--fix`` would fix: its fix is safe, or unsafe and the run has ``--unsafe-fixes``.
+A file that could not be checked is a line ``path:line:col: Kind: message``.
+
+``text`` ends with a summary (:func:`summary`) unless ``--quiet``; ``concise``
+is the same lines without it. Notices (a notebook cell that was skipped) are
+not part of these formats: the CLI prints :func:`~ms_perflint.output.report.notices`
+on standard error. This module is on the default path: it imports no JSON or XML code.
+"""
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Sequence, TextIO
+from typing import List, Optional, Sequence
 
-from ms_perflint.results import FileResult
-from ms_perflint.rule import FixSafety, Violation
+from ms_perflint.findings import FileError, FileResult, Finding, FixSafety
+from ms_perflint.output.report import ReportOptions, is_marked_fixable, sorted_entries
 
-
-def is_marked_fixable(violation: Violation, unsafe_fixes: bool) -> bool:
-    """``[*]``: the finding would be fixed by ``--fix`` with the current unsafe-fixes setting."""
-    fix = violation.fix
-    return fix is not None and (fix.safety is FixSafety.SAFE or unsafe_fixes)
+#: ANSI styles used on a terminal: bold path, bold red code, cyan ``[*]``.
+BOLD, CODE, MARK, RESET = "\033[1m", "\033[1;31m", "\033[36m", "\033[0m"
 
 
 def location(path: str, line: int, column: int, cell: Optional[int] = None) -> str:
-    """``path:line:col`` (1-based column); in a notebook ``path:cell N:line:col``, as ruff writes it."""
+    """``path:line:col`` (1-based column); in a notebook ``path:cell N:line:col``."""
     where = f"{path}:cell {cell}" if cell is not None else path
     return f"{where}:{line}:{column + 1}"
 
 
-#: ANSI styles used on a terminal: bold path, bold red code, cyan ``[*]``.
-_BOLD, _CODE, _MARK, _RESET = "\033[1m", "\033[1;31m", "\033[36m", "\033[0m"
-
-
-def format_violation(path: str, violation: Violation, unsafe_fixes: bool = False, color: bool = False) -> str:
+def format_finding(path: str, finding: Finding, unsafe_fixes: bool = False, color: bool = False) -> str:
     """One finding as a line (with ANSI colours when ``color``)."""
-    mark = " [*]" if is_marked_fixable(violation, unsafe_fixes) else ""
-    where = location(path, violation.line, violation.column, violation.cell)
+    mark = " [*]" if is_marked_fixable(finding, unsafe_fixes) else ""
+    where = location(path, finding.line, finding.column, finding.cell)
     if color:
-        where = _BOLD + where[: len(path)] + _RESET + where[len(path) :]
-        mark = f" {_MARK}[*]{_RESET}" if mark else ""
-        return f"{where}: {_CODE}{violation.code}{_RESET}{mark} {violation.message}"
-    return f"{where}: {violation.code}{mark} {violation.message}"
+        where = BOLD + path + RESET + where[len(path):]
+        mark = f" {MARK}[*]{RESET}" if mark else ""
+        return f"{where}: {CODE}{finding.code}{RESET}{mark} {finding.message}"
+    return f"{where}: {finding.code}{mark} {finding.message}"
 
 
-def format_error(result: FileResult) -> str:
-    """A file that could not be linted, as a finding-like line."""
-    error = result.error
-    assert error is not None
-    return f"{location(result.path, error.line, error.column, error.cell)}: {error.kind}: {error.message}"
+def format_error(path: str, error: FileError, color: bool = False) -> str:
+    """A file that could not be checked, as a finding-like line."""
+    where = location(path, error.line, error.column, error.cell)
+    if color:
+        where = BOLD + path + RESET + where[len(path):]
+        return f"{where}: {CODE}{error.kind}{RESET}: {error.message}"
+    return f"{where}: {error.kind}: {error.message}"
 
 
-def sorted_lines(results: Iterable[FileResult], unsafe_fixes: bool = False, color: bool = False) -> List[str]:
-    """Every finding and file error, sorted by path, (notebook cell,) line and column."""
-    rows = []
-    for result in results:
-        if result.error is not None:
-            error = result.error
-            rows.append((result.path, error.cell or 0, error.line, error.column, format_error(result)))
-        for violation in result.violations:
-            line = format_violation(result.path, violation, unsafe_fixes, color)
-            rows.append((result.path, violation.cell or 0, violation.line, violation.column, line))
-    return [row[4] for row in sorted(rows, key=lambda row: row[:4])]
+def sorted_lines(results: Sequence[FileResult], unsafe_fixes: bool = False, color: bool = False) -> List[str]:
+    """Every finding and file error as a line, by path, (notebook cell,) line and column."""
+    lines = []
+    for result, item in sorted_entries(results):
+        if isinstance(item, FileError):
+            lines.append(format_error(result.path, item, color))
+        else:
+            lines.append(format_finding(result.path, item, unsafe_fixes, color))
+    return lines
+
+
+def _plural(count: int, word: str, plural: str = "") -> str:
+    return f"{count} {word if count == 1 else plural or word + 's'}"
 
 
 def summary(results: Sequence[FileResult], unsafe_fixes: bool = False) -> str:
-    """The closing line: how many findings, errors, and fixable ones (unsafe ones too with ``unsafe_fixes``)."""
-    findings = sum(len(result.violations) for result in results)
+    """The closing lines: findings, files with findings of those checked, errors, and what ``--fix`` would fix.
+
+    Every result is a file checked, whatever its kind (Python, notebook, YAML config, launch script).
+    """
+    findings = [finding for result in results for finding in result.findings]
     errors = sum(1 for result in results if result.error is not None)
     if not findings and not errors:
-        return f"All checks passed! ({len(results)} file{'s' if len(results) != 1 else ''} checked)"
-    safe = sum(1 for r in results for v in r.violations if v.fix is not None and v.fix.safety is FixSafety.SAFE)
-    unsafe = sum(1 for r in results for v in r.violations if v.fix is not None and v.fix.safety is FixSafety.UNSAFE)
-    with_findings = sum(1 for result in results if result.violations)
-    checked = "" if with_findings == len(results) else f" of {len(results)}"
-    parts = [f"Found {findings} finding{'s' if findings != 1 else ''} in {with_findings}{checked} file{'s' if with_findings != 1 or checked else ''}"]
+        return f"All checks passed! ({_plural(len(results), 'file')} checked)"
+    if not findings:
+        return f"{errors} of {_plural(len(results), 'file')} could not be checked."
+    with_findings = sum(1 for result in results if result.findings)
+    if with_findings == len(results):
+        where = _plural(with_findings, "file")
+    else:
+        where = f"{with_findings} of {_plural(len(results), 'file')}"
+    text = f"Found {_plural(len(findings), 'finding')} in {where}"
     if errors:
-        parts.append(f"{errors} file{'s' if errors != 1 else ''} could not be checked")
-    text = "; ".join(parts) + "."
-    if unsafe_fixes and safe + unsafe:
-        return text + f"\n[*] {safe + unsafe} fixable with `--fix --unsafe-fixes`."
+        text += f"; {_plural(errors, 'file')} could not be checked"
+    text += "."
+    safe = sum(1 for f in findings if f.fix is not None and f.fix.safety is FixSafety.SAFE)
+    unsafe = sum(1 for f in findings if f.fix is not None and f.fix.safety is FixSafety.UNSAFE)
+    if unsafe_fixes:
+        if safe + unsafe:
+            text += f"\n[*] {safe + unsafe} fixable with `--fix --unsafe-fixes`."
+        return text
     if safe:
         text += f"\n[*] {safe} fixable with the `--fix` option."
     if unsafe:
-        text += f"\n{unsafe} more fix{'es' if unsafe != 1 else ''} available with `--fix --unsafe-fixes`."
+        text += f"\n{_plural(unsafe, 'more fix', 'more fixes')} available with `--fix --unsafe-fixes`."
     return text
 
 
-def write_text(
-    results: Sequence[FileResult], stream: TextIO, quiet: bool = False, color: bool = False, unsafe_fixes: bool = False
-) -> None:
-    """Print findings, then the summary (unless quiet); ``color`` only for a terminal; ``[*]`` per ``unsafe_fixes``."""
-    for line in sorted_lines(results, unsafe_fixes=unsafe_fixes, color=color):
-        stream.write(line + "\n")
-    if not quiet:
-        stream.write(summary(results, unsafe_fixes) + "\n")
+def render_text(results: Sequence[FileResult], options: ReportOptions = ReportOptions()) -> str:
+    """Findings and errors, a line each, then the summary (unless quiet)."""
+    lines = sorted_lines(results, options.unsafe_fixes, options.color)
+    if not options.quiet:
+        lines.append(summary(results, options.unsafe_fixes))
+    return "".join(line + "\n" for line in lines)
+
+
+def render_concise(results: Sequence[FileResult], options: ReportOptions = ReportOptions()) -> str:
+    """Findings and errors, a line each; no summary."""
+    return "".join(line + "\n" for line in sorted_lines(results, options.unsafe_fixes, options.color))

@@ -28,7 +28,7 @@ from ms_perflint.analysis import analyse, module_name
 from ms_perflint.analysis.facts import facts_from_json
 from ms_perflint.findings import FileError
 from ms_perflint.project.roots import is_root
-from ms_perflint.sources import DEFAULT_MAX_FILE_SIZE, kind_of, load_unit, read_bytes, too_large
+from ms_perflint.sources import DEFAULT_MAX_FILE_SIZE, NOTEBOOK, NOTEBOOK_JSON_FACTOR, kind_of, load_unit, read_bytes, too_large
 from ms_perflint.sources.discovery import skipped_folder
 
 #: The cache layout's version; changes to the analysis are noticed by themselves (see ``_format``).
@@ -37,7 +37,12 @@ INDEX_FORMAT = 2
 
 @dataclass
 class IndexedFile:
-    """One file's record: how to tell it changed, and its facts (or why it has none)."""
+    """One file's record: how to tell it changed, and its facts (or why it has none).
+
+    A record read back from disk has its facts still in JSON form (``raw``): they are
+    turned into objects only when a check needs them (a re-run whose result is cached
+    never does).
+    """
 
     kind: str
     size: int
@@ -45,25 +50,32 @@ class IndexedFile:
     digest: str
     facts: Any = None
     error: Optional[FileError] = None
+    raw: Any = None
 
-    def to_json(self) -> Dict[str, Any]:
-        data: Dict[str, Any] = {"kind": self.kind, "size": self.size, "mtime_ns": self.mtime_ns, "digest": self.digest}
-        if self.facts is not None:
-            data["facts"] = self.facts.to_json()
-        if self.error is not None:
-            data["error"] = [self.error.kind, self.error.message, self.error.line, self.error.column, self.error.cell]
-        return data
+    def manifest(self) -> List[Any]:
+        error = self.error
+        return [self.kind, self.size, self.mtime_ns, self.digest,
+                [error.kind, error.message, error.line, error.column, error.cell] if error is not None else None]
 
     @classmethod
-    def from_json(cls, data: Dict[str, Any]) -> "IndexedFile":
+    def from_manifest(cls, data: Sequence[Any]) -> "IndexedFile":
         """Raises on anything that is not a valid record (the caller treats that as a miss)."""
-        record = cls(str(data["kind"]), int(data["size"]), int(data["mtime_ns"]), str(data["digest"]))
-        if data.get("facts") is not None:
-            record.facts = facts_from_json(data["facts"])
-        if data.get("error") is not None:
-            kind, message, line, column, cell = data["error"]
+        kind, size, mtime, digest, error = data
+        record = cls(str(kind), int(size), int(mtime), str(digest))
+        if error is not None:
+            kind, message, line, column, cell = error
             record.error = FileError(str(kind), str(message), int(line), int(column), cell)
         return record
+
+    def loaded_facts(self) -> Any:
+        """The facts as objects (built from ``raw`` on first use); None when the file has none or they are bad."""
+        if self.facts is None and self.raw is not None:
+            try:
+                self.facts = facts_from_json(self.raw)
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+                self.error = FileError("CacheError", "the cached facts were unreadable; run with --no-cache")
+            self.raw = None
+        return self.facts
 
 
 #: ``extract(jobs)``: analyse ``(relative, path, kind)`` jobs, returning records in the same order.
@@ -79,6 +91,9 @@ class ProjectIndex:
         self.cache_folder = cache_folder
         self.max_size = max_size
         self.files: Dict[str, IndexedFile] = {}
+        self._facts_pending = False
+        #: Files analysed in this process whose facts are not stored yet.
+        self._new: set = set()
         #: How many files this refresh had to read / analyse (for tests and benchmarks).
         self.read_count = 0
         self.analysed_count = 0
@@ -98,8 +113,14 @@ class ProjectIndex:
         return os.path.join(self.root, *relative.split("/"))
 
     def facts(self) -> Dict[str, Any]:
-        """``{relative path: facts}`` of every file that has facts."""
-        return {path: record.facts for path, record in self.files.items() if record.facts is not None}
+        """``{relative path: facts}`` of every file that has facts (loading cached ones on first use)."""
+        self._load_facts()
+        found = {}
+        for path, record in self.files.items():
+            facts = record.loaded_facts()
+            if facts is not None:
+                found[path] = facts
+        return found
 
     def digest(self) -> str:
         """A hash of every file's content hash: it changes whenever any indexed file changes."""
@@ -141,12 +162,10 @@ class ProjectIndex:
         self.read_count += len(jobs)
         for (relative, _, _), record in zip(jobs, records):
             known = previous.get(relative)
-            if known is not None and known.digest == record.digest:
-                known.size, known.mtime_ns = record.size, record.mtime_ns
-                current[relative] = known
-                continue
-            self.analysed_count += 1
             current[relative] = record
+            if known is None or known.digest != record.digest:
+                self.analysed_count += 1
+                self._new.add(relative)
         changed = current.keys() != previous.keys() or any(
             previous[p].digest != r.digest or previous[p].mtime_ns != r.mtime_ns for p, r in current.items())
         self.files = current
@@ -160,44 +179,86 @@ class ProjectIndex:
 
     # --- persistence -----------------------------------------------------------------------------
 
-    def _cache_path(self) -> str:
+    def _cache_path(self, part: str = "project") -> str:
         name = hashlib.sha256(self.root.encode("utf-8", "surrogateescape")).hexdigest()[:16]
-        return os.path.join(self.cache_folder or "", f"project-{INDEX_FORMAT}-{name}.json")
+        return os.path.join(self.cache_folder or "", f"{part}-{INDEX_FORMAT}-{name}.json")
 
     def _load(self) -> Dict[str, IndexedFile]:
-        try:
-            with open(self._cache_path(), encoding="utf-8") as handle:
-                data = json.load(handle)
-            if data.get("version") != __version__ or data.get("format") != _format() or data.get("root") != self.root:
-                return {}
-            records = {}
-            for path, raw in data["files"].items():
-                try:
-                    records[str(path)] = IndexedFile.from_json(raw)
-                except (KeyError, TypeError, ValueError, AttributeError, IndexError):
-                    continue  # one bad entry is a miss for that file, not for the project
-            return records
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        """The manifest of the last run (how each file looked, and its digest); facts come later, if needed."""
+        data = _read_json(self._cache_path())
+        if not isinstance(data, dict) or data.get("version") != __version__ or data.get("format") != _format() \
+                or data.get("root") != self.root or not isinstance(data.get("files"), dict):
             return {}  # missing, unreadable or from another version: rebuild
+        records = {}
+        for path, raw in data["files"].items():
+            try:
+                records[str(path)] = IndexedFile.from_manifest(raw)
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+                continue  # one bad entry is a miss for that file, not for the project
+        self._facts_pending = True
+        return records
+
+    def _load_facts(self) -> None:
+        """Give cached records their facts (JSON) from the facts store, once; a record without them is re-analysed."""
+        if not getattr(self, "_facts_pending", False):
+            return
+        self._facts_pending = False
+        missing = []
+        for path, record in self.files.items():
+            if record.facts is not None or record.raw is not None or record.error is not None:
+                continue
+            entry = _read_json(self._facts_path(path, record.digest))
+            if isinstance(entry, dict) and entry.get("kind") in ("python", "yaml", "shell"):
+                record.raw = entry
+            else:
+                missing.append(path)
+        if missing:  # the store lost an entry (deleted, truncated, pruned): analyse those files again
+            for relative in missing:
+                self.files[relative] = extract_record(relative, self.absolute(relative), self.files[relative].kind,
+                                                      self.max_size)
+                self._new.add(relative)
+            self._digest = None
+
+    def _facts_path(self, relative: str, digest: str) -> str:
+        """Facts are stored by what they depend on: the file's content and its path (its module name)."""
+        name = hashlib.sha256(f"{_format()}\0{relative}\0{digest}".encode("utf-8", "surrogateescape")).hexdigest()
+        return os.path.join(self.cache_folder or "", "facts", name[:2], name[2:] + ".json")
 
     def _save(self) -> None:
-        payload = {"format": _format(), "version": __version__, "root": self.root,
-                   "files": {path: record.to_json() for path, record in sorted(self.files.items())}}
-        target = self._cache_path()
-        folder = os.path.dirname(target)
+        manifest = {"format": _format(), "version": __version__, "root": self.root,
+                    "files": {path: record.manifest() for path, record in sorted(self.files.items())}}
         try:
-            prepare_cache_folder(folder)
-            handle, temporary = tempfile.mkstemp(dir=folder, prefix=".project-", suffix=".tmp")
-            try:
-                with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                    json.dump(payload, stream, separators=(",", ":"))
-                os.replace(temporary, target)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.remove(temporary)
-                raise
+            for path in sorted(self._new):
+                record = self.files.get(path)
+                if record is not None and record.facts is not None:
+                    _write_json(self._facts_path(path, record.digest), record.facts.to_json())
+            _write_json(self._cache_path(), manifest)
         except OSError:
             pass  # a read-only project is checked all the same, just without the cache
+        self._new.clear()
+
+
+def _read_json(path: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
+def _write_json(target: str, payload: Any) -> None:
+    """Write atomically (a temporary file in the same folder, then a rename): readers never see half a file."""
+    folder = os.path.dirname(target)
+    prepare_cache_folder(folder)
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".index-", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            json.dump(payload, stream, separators=(",", ":"))
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(temporary)
+        raise
 
 
 def extract_record(relative: str, path: str, kind: str, max_size: Optional[int] = DEFAULT_MAX_FILE_SIZE,
@@ -208,7 +269,8 @@ def extract_record(relative: str, path: str, kind: str, max_size: Optional[int] 
         size, mtime = status.st_size, status.st_mtime_ns
     except OSError:
         size, mtime = 0, 0
-    error = too_large(size, max_size) if data is None else None
+    factor = NOTEBOOK_JSON_FACTOR if kind == NOTEBOOK else 1
+    error = too_large(size, max_size * factor if max_size else None) if data is None else None
     if error is not None:
         return IndexedFile(kind, size, mtime, f"size:{size}:{mtime}", error=error)
     if data is None:

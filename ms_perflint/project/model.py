@@ -104,7 +104,10 @@ class Project:
         self.root = root
         self.files = files
         self.python: Dict[str, PythonFacts] = {p: f for p, f in files.items() if isinstance(f, PythonFacts)}
-        self.yaml: Dict[str, YamlFacts] = {p: f for p, f in files.items() if isinstance(f, YamlFacts)}
+        configs = {p: f for p, f in files.items() if isinstance(f, YamlFacts)}
+        self.yaml: Dict[str, YamlFacts] = {p: f for p, f in configs.items() if not p.lower().endswith(".json")}
+        #: JSON configs, read as YAML: a source of config values only (no rule writes into them).
+        self.json: Dict[str, YamlFacts] = {p: f for p, f in configs.items() if p.lower().endswith(".json")}
         self.shell: Dict[str, ShellFacts] = {p: f for p, f in files.items() if isinstance(f, ShellFacts)}
         self._by_module: Dict[str, List[str]] = {}
         for path, facts in self.python.items():
@@ -120,6 +123,7 @@ class Project:
         self._callers: Optional[Dict[ScopeRef, List[Tuple[str, Call]]]] = None
         self._instances: Dict[Tuple[str, int, int], FrozenSet[ClassRef]] = {}
         self._memo: Dict[object, object] = {}
+        self._qualified: Dict[Tuple[str, str], str] = {}
 
     # --- names --------------------------------------------------------------------------------
 
@@ -266,14 +270,21 @@ class Project:
 
     def qualified(self, path: str, call: Call) -> str:
         """The catalogue name of a call's callee ("" when it is a project definition or unnamed)."""
-        if not call.callee or call.callee.startswith("self."):
+        callee = call.callee
+        if not callee or callee.startswith("self."):
             return ""
-        head = call.callee.split(".", 1)[0]
+        head = callee.split(".", 1)[0]
         if head not in ms.MINDSPORE_PACKAGES:
             return ""
-        if head != "mindspore" and self._in_project(call.callee, path):
-            return ""  # the linted package's own definition (mindcv linted as a project)
-        return ms.canonical_name(call.callee)
+        key = (path, callee)
+        found = self._qualified.get(key)
+        if found is None:
+            if head != "mindspore" and self._in_project(callee, path):
+                found = ""  # the linted package's own definition (mindcv linted as a project)
+            else:
+                found = ms.canonical_name(callee)
+            self._qualified[key] = found
+        return found
 
     def targets(self, path: str, call: Call) -> Tuple[ScopeRef, ...]:
         """The scopes a call enters."""
@@ -310,8 +321,21 @@ class Project:
         if symbol.kind == "function":
             yield symbol.path, facts.functions[symbol.name]
         elif symbol.kind == "class":
-            yield symbol.path, facts.classes[symbol.name].scope
-            yield from self.methods((symbol.path, symbol.name))
+            yield from self.construction_scopes((symbol.path, symbol.name))
+
+    def construction_scopes(self, ref: ClassRef) -> Iterator[ScopeRef]:
+        """What building an instance runs: the class body, ``__init__``, and the methods the framework calls
+        on it (``construct``, Callback hooks, ``__getitem__``); other methods run only when called."""
+        cls = self.class_facts(ref)
+        if cls is not None:
+            yield ref[0], cls.scope
+        for current in self.ancestry(ref):
+            facts = self.class_facts(current)
+            if facts is None:
+                continue
+            for name, index in facts.methods.items():
+                if name in ms.FRAMEWORK_METHODS:
+                    yield current[0], index
 
     def owner_class(self, path: str, scope: int) -> Optional[ClassRef]:
         """The class whose method (or nested function of a method) ``scope`` is."""
@@ -367,6 +391,25 @@ class Project:
             symbol = self.resolve(value.data, path)
             if symbol is not None and symbol.kind == "class":
                 yield symbol.path, symbol.name
+        elif value.kind == "op" and value.data == "ifexp":
+            for part in value.parts[1:]:
+                yield from self.instance_classes(path, part, scope, depth + 1)
+        elif value.kind == PARAM:
+            yield from self._argument_instances(path, value.data, scope, depth)
+
+    def _argument_instances(self, path: str, name: str, scope: int, depth: int) -> Iterator[ClassRef]:
+        """What the callers of the function holding ``scope`` pass for its parameter ``name``."""
+        scopes = self.python[path].scopes
+        while 0 <= scope < len(scopes) and name not in scopes[scope].params and scopes[scope].parent >= 0:
+            scope = scopes[scope].parent
+        if not 0 <= scope < len(scopes) or name not in scopes[scope].params:
+            return
+        function = scopes[scope]
+        position = function.params.index(name) - (1 if function.cls else 0)
+        for caller_path, call in self.callers((path, scope))[:16]:
+            argument = call.argument(name, position if position >= 0 else None)
+            if argument is not None:
+                yield from self.instance_classes(caller_path, argument, call.scope, depth + 1)
 
     def function_of(self, symbol: Symbol) -> Optional[int]:
         """The scope index of a function symbol."""
@@ -379,6 +422,7 @@ class Project:
         """Calls that enter ``target`` (a function, or a class's ``__init__`` through its construction)."""
         if self._callers is None:
             callers: Dict[ScopeRef, List[Tuple[str, Call]]] = {}
+            self._callers = callers  # while the table is built, parameters are not followed into it
             for path, facts in self.python.items():
                 for call in facts.calls:
                     symbol = self.callee(path, call) if call.callee and not call.callee.startswith("self.") else None
@@ -417,7 +461,7 @@ class Project:
                 module_edges = edges.setdefault((path, 0), set())
                 module_edges.update((imported, 0) for imported in self.imports_of(path))
                 for index, scope in enumerate(facts.scopes):
-                    if scope.kind in (MAIN, CLASS) and scope.parent == 0:
+                    if scope.kind == CLASS and scope.parent == 0:  # class bodies run on import; __main__ does not
                         module_edges.add((path, index))
                 for call in facts.calls:
                     targets = self.targets(path, call)
@@ -446,7 +490,7 @@ class Project:
                             symbol = self.resolve(decorator, path) or self.resolve(decorator.rsplit(".", 1)[0], path)
                             if symbol is not None:
                                 registered.setdefault(symbol.path, []).extend(
-                                    [(path, cls.scope), *self.methods((path, cls.name))])
+                                    self.construction_scopes((path, cls.name)))
             self._registered = registered
         return self._registered
 
@@ -540,6 +584,8 @@ class Project:
         qualified = self.qualified(path, call)
         if qualified:
             return qualified
+        if call.callee.split(".", 1)[0] in ms.MINDSPORE_PACKAGES:
+            return ms.canonical_name(call.callee)  # the linted package's own API (mindformers.Trainer in mindformers)
         symbol = self.callee(path, call)
         if symbol is not None and symbol.kind == "function":
             facts = self.python[symbol.path]
@@ -548,6 +594,26 @@ class Project:
                 if found:
                     return found
         return ""
+
+    def making_call(self, path: str, value: Optional[Value], wanted: str, depth: int = 0) -> Optional[Tuple[str, Call]]:
+        """The call of ``wanted`` (a catalogue name) that built ``value``: through chains and factory returns."""
+        if value is None or value.kind != CALL or depth > MAX_DEPTH:
+            return None
+        call = self.python[path].call(value.data)
+        if call is None:
+            return None
+        if self.qualified(path, call) == wanted:
+            return path, call
+        if call.method in ms.RETURNS_SELF and call.receiver is not None:
+            return self.making_call(path, call.receiver, wanted, depth + 1)
+        symbol = self.callee(path, call)
+        if symbol is not None and symbol.kind == "function":
+            facts = self.python[symbol.path]
+            for returned in facts.scopes[facts.functions[symbol.name]].returns:
+                found = self.making_call(symbol.path, returned, wanted, depth + 1)
+                if found is not None:
+                    return found
+        return None
 
     def _made_by_callers(self, path: str, name: str, scope: int, depth: int) -> str:
         function = self.python[path].scopes[scope]
@@ -564,15 +630,24 @@ class Project:
         """``(path, call, kind)`` of every training call the program runs."""
         found = []
         for path in sorted(program.files):
-            facts = self.python.get(path)
-            if facts is None:
-                continue
-            for call in facts.calls:
+            for call, kind in self._training_calls_of(path):
                 if (path, call.scope) in program.scopes:
+                    found.append((path, call, kind))
+        return found
+
+    def _training_calls_of(self, path: str) -> List[Tuple[Call, str]]:
+        """Every training call written in ``path``, with its kind (once per file)."""
+        key = ("training-calls", path)
+        if key not in self._memo:
+            facts = self.python.get(path)
+            calls = []
+            for call in facts.calls if facts is not None else ():
+                if call.method or call.callee:
                     kind = self.training_kind(path, call)
                     if kind is not None:
-                        found.append((path, call, kind))
-        return found
+                        calls.append((call, kind))
+            self._memo[key] = calls
+        return self._memo[key]  # type: ignore[return-value]
 
     def training_programs(self) -> List[Program]:
         """Programs that train."""

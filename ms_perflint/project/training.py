@@ -91,11 +91,11 @@ class Training:
         project = self.project
         for path, call, kind in project.training_calls(program):
             if kind == "model":
-                model = self._making_call(path, call.receiver)
-                if model is not None:
-                    network = model.argument("network", 0)
+                made = project.making_call(path, call.receiver, ms.MODEL)
+                if made is not None:
+                    network = made[1].argument("network", 0)
                     if network is not None:
-                        found.append(NetworkUse(path, model, network, "model"))
+                        found.append(NetworkUse(made[0], made[1], network, "model"))
             elif kind == "step":
                 network = call.argument("network", 0)
                 if network is not None:
@@ -112,14 +112,6 @@ class Training:
                 if owner is not None:
                     found.append(NetworkUse(path, call, owner, "optimizer"))
         return found
-
-    def _making_call(self, path: str, value: Optional[Value]) -> Optional[Call]:
-        if value is None or value.kind != CALL:
-            return None
-        call = self.project.python[path].call(value.data)
-        if call is not None and self.project.qualified(path, call) == ms.MODEL:
-            return call
-        return None
 
     def _parameters_owner(self, path: str, value: Optional[Value]) -> Optional[Value]:
         if value is None or value.kind != CALL:

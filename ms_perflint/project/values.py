@@ -20,12 +20,12 @@ see whole. Guards are compared the same way, as values (:func:`same_condition`).
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import CALL, CFG, CLASS, LIT, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value
-from ms_perflint.project.model import MAX_DEPTH, Program, Project, ScopeRef, Where, where
+from ms_perflint.project.model import MAX_DEPTH, ClassRef, Program, Project, ScopeRef, Where, where
 
 #: Folders of entry scripts whose configs live one level up (``tools/train.py`` reads ``configs/``).
 SCRIPT_FOLDERS = frozenset(("scripts", "script", "tools", "tool", "bin", "src", "examples"))
@@ -42,6 +42,12 @@ class Known:
     source: str = "literal"
     #: The name it was reached through (a constant, a parameter) -- "" when written in place.
     via: str = ""
+    #: Every name it passed through, from where it is written to where it is read: constants, parameters,
+    #: config keys, attributes (``("vocab_size", "out_channels")``). Rules read what a value *means* from it.
+    trail: Tuple[str, ...] = ()
+    #: The calls it was passed through as an argument, as the scopes they are made in (outermost last): the
+    #: code that must run for the value to arrive.
+    hops: Tuple[Tuple[str, int], ...] = ()
 
     def describe(self) -> str:
         """``50257 (vocab_size: in configs/gpt2.yaml:12)`` style text for messages."""
@@ -68,6 +74,24 @@ class Resolution:
         self.values.extend(other.values)
         self.complete = self.complete and other.complete
 
+    def through(self, name: str) -> "Resolution":
+        """The same values, noted as passed through ``name`` (a parameter, key, attribute or constant)."""
+        if not name:
+            return self
+        return Resolution([_through(k, name) for k in self.values], self.complete)
+
+    def passed_by(self, path: str, scope: int) -> "Resolution":
+        """The same values, noted as passed as an argument by a call made in ``scope`` of ``path``."""
+        hop = (path, scope)
+        return Resolution([Known(k.value, k.where, k.source, k.via, k.trail, (*k.hops, hop)) for k in self.values],
+                          self.complete)
+
+
+def _through(known: Known, name: str) -> Known:
+    if known.trail and known.trail[-1] == name:
+        return known
+    return Known(known.value, known.where, known.source, known.via, (*known.trail, name), known.hops)
+
 
 def unknown() -> Resolution:
     return Resolution([], complete=False)
@@ -89,7 +113,7 @@ class Values:
     def __init__(self, project: Project) -> None:
         self.project = project
         self._configs: Dict[str, Dict[str, List[Known]]] = {}
-        self._live: Dict[Tuple[str, str], Set[ScopeRef]] = {}
+        self._live: Dict[str, Set[ScopeRef]] = {}
         self._scope_calls: Dict[str, Dict[int, List[Call]]] = {}
 
     # --- resolving ------------------------------------------------------------------------------
@@ -102,6 +126,9 @@ class Values:
         """
         if value is None or depth > MAX_DEPTH:
             return unknown()
+        return self._resolve(path, value, scope, depth, program).through(value.via)
+
+    def _resolve(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program]) -> Resolution:
         kind = value.kind
         if kind == LIT:
             return Resolution([Known(value.data, where(path, value), "literal", value.via)])
@@ -119,7 +146,7 @@ class Values:
             facts = self.project.python[found[0]]
             cls = facts.classes[owner[1]] if owner[0] == found[0] and owner[1] in facts.classes else None
             init = cls.methods.get("__init__", 0) if cls is not None else 0
-            return self.resolve(found[0], found[1], init, depth + 1, program)
+            return self.resolve(found[0], found[1], init, depth + 1, program=program).through(value.data)
         if kind == OP:
             return self._operation(path, value, scope, depth, program)
         return unknown()
@@ -130,27 +157,123 @@ class Values:
             return Resolution([Known(Ref(value.data), where(path, value), "name", value.via)])
         facts = self.project.python[symbol.path]
         if symbol.kind == "variable" and symbol.name in facts.constants:
-            return self.resolve(symbol.path, facts.constants[symbol.name], 0, depth + 1, program)
+            constant = facts.constants[symbol.name]
+            return self.resolve(symbol.path, constant, 0, depth + 1, program=program).through(symbol.name)
         if symbol.kind in ("variable", "attribute") and "." in symbol.name:
             key = symbol.name.rsplit(".", 1)[1]
-            return self.config_values_for(symbol.path, key, program)
+            return self.config_values_for(symbol.path, key, program).through(key)
         return unknown()
 
     def _config(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program]) -> Resolution:
-        root = value.root
-        head = root.split(".", 1)[0] if root else ""
+        """``obj.key``: the attribute of a project object when the object is known, else the configs' ``key``."""
+        key = value.data
+        owner = value.parts[0] if value.parts else None
         facts = self.project.python.get(path)
-        if facts is not None and head and head in facts.constants and "." not in root:
+        head = value.root.split(".", 1)[0] if value.root else ""
+        if facts is not None and head and head in facts.constants and "." not in value.root:
             constant = facts.constants[head]
             if constant.kind == CALL:
                 call = facts.call(constant.data)
-                if call is not None and call.kwargs.get(value.data) is not None:
-                    return self.resolve(path, call.kwargs[value.data], 0, depth + 1, program)
-        found = self.config_values_for(path, value.data, program)
-        if not found.values and value.parts:
-            return self.resolve(path, value.parts[0], scope, depth + 1, program)  # cfg.get("key", default)
-        return found
+                if call is not None and call.kwargs.get(key) is not None:
+                    return self.resolve(path, call.kwargs[key], 0, depth + 1, program=program).through(key)
+        found = self._instance_attribute(path, value, owner, scope, depth, program)
+        if found is not None and found.complete:
+            return found.through(key)
+        configured = self.config_values_for(path, key, program)
+        if found is not None:
+            found.add(configured)
+            return found.through(key)
+        if not configured.values and len(value.parts) > 1:
+            return self.resolve(path, value.parts[1], scope, depth + 1, program=program)  # cfg.get("key", default)
+        return configured.through(key)
 
+    def _instance_attribute(self, path: str, value: Value, owner: Optional[Value], scope: int,
+                            depth: int, program: Optional[Program] = None) -> Optional[Resolution]:
+        """``config.vocab_size`` where ``config`` is an instance of a project class: what its class sets.
+
+        The root (a parameter, ``self.<attr>`` or a module constant) is followed to the
+        constructions of project classes (a parameter through its callers); the key is the
+        attribute those classes set on ``self``, resolved where it is set (an ``__init__``
+        parameter takes what the constructions pass, or its default). None when the root is
+        no known instance of a class that sets the key.
+        """
+        root = owner if owner is not None and owner.kind != CFG else self._root_value(path, value.root, scope)
+        if root is None:
+            return None
+        result: Optional[Resolution] = None
+        for cls in sorted(self.instances(path, root, scope, depth + 1)):
+            found = self.attribute_value(cls, value.data)
+            if found is None:
+                continue
+            file, attribute, init = found
+            resolved = self.resolve(file, attribute, init, depth + 1, program=program)
+            if result is None:
+                result = resolved
+            else:
+                result.add(resolved)
+        return result
+
+    def _root_value(self, path: str, root: str, scope: int) -> Optional[Value]:
+        """The value a config read's root names: ``self.config``, a parameter, a module constant."""
+        facts = self.project.python.get(path)
+        if facts is None or not root:
+            return None
+        parts = root.split(".")
+        if len(parts) == 2 and parts[0] == "self":
+            return Value(SELF, parts[1])
+        if len(parts) != 1:
+            return None
+        current = scope
+        while 0 <= current < len(facts.scopes):
+            if root in facts.scopes[current].params:
+                return Value(PARAM, root)
+            current = facts.scopes[current].parent
+        return facts.constants.get(root)
+
+    def instances(self, path: str, value: Value, scope: int, depth: int = 0) -> FrozenSet[ClassRef]:
+        """Project classes ``value`` may be an instance of, following parameters through their callers."""
+        if depth > MAX_DEPTH:
+            return frozenset()
+        project = self.project
+        if value.kind == PARAM:
+            facts = project.python[path]
+            current = scope
+            while 0 <= current < len(facts.scopes) and value.data not in facts.scopes[current].params:
+                current = facts.scopes[current].parent
+            if not 0 <= current < len(facts.scopes):
+                return frozenset()
+            function = facts.scopes[current]
+            bound = 1 if function.cls and function.params[0] in ("self", "cls") else 0
+            position = function.params.index(value.data) - bound
+            found: Set[ClassRef] = set()
+            for caller_path, call in project.callers((path, current))[:16]:
+                argument = call.argument(value.data, position if position >= 0 else None)
+                if argument is not None:
+                    found.update(self.instances(caller_path, argument, call.scope, depth + 1))
+            default = function.defaults.get(value.data)
+            if default is not None:
+                found.update(self.instances(path, default, function.parent, depth + 1))
+            return frozenset(found)
+        if value.kind == SELF:
+            owner = project.owner_class(path, scope)
+            found_attribute = self.attribute_value(owner, value.data) if owner is not None else None
+            if found_attribute is None:
+                return frozenset()
+            file, attribute, init = found_attribute
+            return self.instances(file, attribute, init, depth + 1)
+        return project.instance_classes(path, value, scope)
+
+    def attribute_value(self, cls: ClassRef, name: str) -> Optional[Tuple[str, Value, int]]:
+        """``self.<name> = value`` in the class or a base: the file, the value, the ``__init__`` scope to read it in."""
+        for current in self.project.ancestry(cls):
+            facts = self.project.class_facts(current)
+            if facts is not None and name in facts.attrs:
+                return current[0], facts.attrs[name], facts.methods.get("__init__", facts.scope)
+        for current in self.project.ancestry(cls):  # a config class's body: ``hidden_size = 768``
+            facts = self.project.class_facts(current)
+            if facts is not None and name in facts.class_attrs:
+                return current[0], facts.class_attrs[name], facts.scope
+        return None
     def _parameter(self, path: str, value: Value, scope: int, depth: int,
                    program: Optional[Program]) -> Resolution:
         facts = self.project.python[path]
@@ -173,8 +296,9 @@ class Values:
         if not callers:
             if default is None:
                 return unknown()
-            found = self.resolve(path, default, function.parent, depth + 1, program)
-            return Resolution([Known(k.value, k.where, "default", k.via or name) for k in found.values], found.complete)
+            found = self.resolve(path, default, function.parent, depth + 1, program=program)
+            return Resolution([replace(k, source="default", via=k.via or name) for k in found.values],
+                              found.complete).through(name)
         result = Resolution()
         for caller_path, call in callers[:64]:
             argument = call.argument(name, position if position >= 0 else None)
@@ -182,27 +306,37 @@ class Values:
                 if call.may_pass(name, position):
                     result.complete = False
                 elif default is not None:
-                    result.add(self.resolve(path, default, function.parent, depth + 1, program))
+                    found = self.resolve(path, default, function.parent, depth + 1, program=program)
+                    result.add(found.passed_by(caller_path, call.scope))
                 else:
                     result.complete = False
                 continue
-            result.add(self.resolve(caller_path, argument, call.scope, depth + 1, program))
+            found = self.resolve(caller_path, argument, call.scope, depth + 1, program=program)
+            result.add(found.passed_by(caller_path, call.scope))
         if len(callers) > 64:
             result.complete = False
-        return result
+        return result.through(name)
 
     def _operation(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program]) -> Resolution:
         op = value.data
         if op == "ifexp":
             result = Resolution()
             for part in value.parts[1:]:
-                result.add(self.resolve(path, part, scope, depth + 1, program))
+                result.add(self.resolve(path, part, scope, depth + 1, program=program))
             return result
         if op in ("==", "!=", "not", "and", "or") and value.parts:
             return self._logic(path, value, scope, depth, program)
+        if op == "[]" and len(value.parts) == 2:
+            return self._item(path, value, scope, depth, program)
+        if op == "tuple":
+            parts = [self.resolve(path, part, scope, depth + 1, program=program) for part in value.parts]
+            if not all(p.values for p in parts) or any(len(p.values) != 1 for p in parts):
+                return unknown()
+            return Resolution([Known(tuple(p.values[0].value for p in parts), where(path, value), "literal")],
+                              all(p.complete for p in parts))
         if op not in ("+", "-", "*", "//", "/", "%", "neg") or not value.parts:
             return unknown()
-        operands = [self.resolve(path, part, scope, depth + 1, program) for part in value.parts]
+        operands = [self.resolve(path, part, scope, depth + 1, program=program) for part in value.parts]
         if not all(o.values for o in operands):
             return unknown()
         result = Resolution(complete=all(o.complete for o in operands))
@@ -211,12 +345,28 @@ class Values:
             if computed is None:
                 result.complete = False
                 continue
-            result.values.append(Known(computed, combination[-1].where, combination[-1].source, value.text))
+            trail = tuple(dict.fromkeys(name for k in combination for name in k.trail))
+            hops = tuple(dict.fromkeys(hop for k in combination for hop in k.hops))
+            # A computed value is written where its expression is (``vocab_size + 1``), not at an operand.
+            place = where(path, value) if value.line else combination[-1].where
+            result.values.append(Known(computed, place, combination[-1].source, value.text, trail, hops))
+        return result
+
+    def _item(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program]) -> Resolution:
+        """``sequence[i]`` for a known sequence and index."""
+        base = self.resolve(path, value.parts[0], scope, depth + 1, program=program)
+        position = value.parts[1].data
+        result = Resolution(complete=base.complete)
+        for known in base.values:
+            if isinstance(known.value, (tuple, list)) and -len(known.value) <= position < len(known.value):
+                result.values.append(Known(known.value[position], known.where, known.source, known.via))
+            else:
+                result.complete = False
         return result
 
     def _logic(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program]) -> Resolution:
         """Comparisons and boolean operators over known values (for guards)."""
-        operands = [self.resolve(path, part, scope, depth + 1, program) for part in value.parts]
+        operands = [self.resolve(path, part, scope, depth + 1, program=program) for part in value.parts]
         if not all(o.values for o in operands):
             return unknown()
         result = Resolution(complete=all(o.complete for o in operands))
@@ -254,18 +404,17 @@ class Values:
         ``holds`` decides a call's guards (default :meth:`can_hold` with this program's values); the default
         answer is memoised.
         """
-        key = ("live_scopes", program.entry)
         if holds is None:
-            if key not in self._live:
-                self._live[key] = self._live_scopes(
+            if program.entry not in self._live:
+                self._live[program.entry] = self._live_scopes(
                     program, lambda path, scope, guards: self.can_hold(path, scope, guards, program))
-            return self._live[key]
+            return self._live[program.entry]
         return self._live_scopes(program, holds)
 
     def _live_scopes(self, program: Program, holds: Callable[[str, int, Sequence[Tuple[Value, bool]]], bool]
                      ) -> Set[ScopeRef]:
         project = self.project
-        entry = self.project.python.get(program.entry)
+        entry = project.python.get(program.entry)
         if entry is None:
             return set()
         starts = [(program.entry, 0)] + [(program.entry, i) for i, s in enumerate(entry.scopes) if s.kind == MAIN]
@@ -313,10 +462,11 @@ class Values:
             values: Dict[str, List[Known]] = {}
             for path in sorted(program.files):
                 self._python_configs(path, program, values)
-            for path, facts in sorted(self.project.yaml.items()):
+            for path, facts in sorted([*self.project.yaml.items(), *self.project.json.items()]):
                 if self.yaml_belongs(path, program.entry):
+                    source = "json" if path in self.project.json else "yaml"
                     for _, key, value in facts.entries():
-                        values.setdefault(key, []).append(Known(value.data, where(path, value), "yaml"))
+                        values.setdefault(key, []).append(Known(value.data, where(path, value), source))
             script = posixpath.basename(program.entry)
             for path, facts in sorted(self.project.shell.items()):
                 if script in facts.scripts:
@@ -357,9 +507,8 @@ class Values:
             return
         default = call.kwargs.get("default")
         action = call.kwargs.get("action")
-        if default is None and action is not None and action.kind == LIT and action.data in ("store_true", "store_false"):
-            values.setdefault(key, []).append(Known(action.data == "store_false", where(path, action), "argparse default"))
-            return
+        if action is not None and not (action.kind == LIT and action.data in ("store", None)):
+            return  # a switch (store_true, ...) exists to be flipped on the command line: its default is no config
         if default is not None and default.kind == LIT:
             values.setdefault(key, []).append(Known(default.data, where(path, default), "argparse default"))
 

@@ -83,6 +83,8 @@ class RuleDocs:
     programs: str = ""
     #: What the rule stays silent on, and why (look-alikes from real code).
     silent_on: str = ""
+    #: Measured precision on the benchmark's development set (docs/precision.md), with the date.
+    precision: str = ""
     references: Tuple[str, ...] = ()
 
     def section(self, name: str) -> str:

@@ -34,8 +34,13 @@ class Check:
         return self._settings_for(path)
 
     def option(self, name: str, path: str) -> Any:
-        """A rule option's value for ``path``."""
-        return self._settings_for(path).option(name)
+        """A rule option's value for ``path`` (its configuration's, else the rule's default)."""
+        options = self._settings_for(path).rule_options
+        if name in options:
+            return options[name]
+        from ms_perflint.rules import option_defaults
+
+        return option_defaults()[name]
 
     def report(self, code: str, path: str, at: Any, message: str, fix: Optional[Fix] = None) -> None:
         """Record a finding in ``path`` at a call, a value or a :class:`~ms_perflint.project.model.Where`."""

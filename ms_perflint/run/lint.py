@@ -22,6 +22,14 @@ def enabled_rules(settings: Settings) -> List[type]:
     return [rule for rule in ALL_RULES if settings.may_enable(rule.code, rule.opt_in)]
 
 
+def enabled_union(settings: Iterable[Settings]) -> List[type]:
+    """Rule classes some of these settings turn on."""
+    from ms_perflint.rules import ALL_RULES
+
+    distinct = {s.cache_key(): s for s in settings}.values()
+    return [rule for rule in ALL_RULES if any(s.may_enable(rule.code, rule.opt_in) for s in distinct)]
+
+
 def decide(project, settings_for: Callable[[str], Settings], rules: Sequence[type]) -> Dict[str, List[Finding]]:
     """Run ``rules`` over the project; raw findings by root-relative path.
 

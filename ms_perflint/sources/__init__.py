@@ -1,9 +1,9 @@
 """Sources: what kind a file is and the text the analysis reads, decided before any linting.
 
-A file is one of four kinds (:func:`kind_of`): a Python file, a Jupyter notebook
-(its code cells joined into one virtual module), a YAML config or a shell launch
-script. :func:`load_unit` reads its bytes into a :class:`Unit`: the text the
-analysis reads, how to write a changed text back (encoding, BOM, the notebook's
+A file is one of five kinds (:func:`kind_of`): a Python file, a Jupyter notebook
+(its code cells joined into one virtual module), a YAML config, a JSON config (read
+as YAML, whose syntax JSON's is) or a shell launch script. :func:`load_unit` reads
+its bytes into a :class:`Unit`: the text the analysis reads, how to write a changed text back (encoding, BOM, the notebook's
 JSON), and why it cannot be checked when it cannot. Nothing here parses Python.
 """
 
@@ -18,19 +18,24 @@ from dataclasses import dataclass, field
 from typing import List, Optional, Union
 
 from ms_perflint.findings import FileError, SourceText
+from ms_perflint.settings import DEFAULT_MAX_FILE_SIZE  # noqa: F401 -- the one definition, re-exported
 
 PYTHON = "python"
 NOTEBOOK = "notebook"
 YAML = "yaml"
+JSON = "json"
 SHELL = "shell"
 #: Suffixes checked when a folder is walked, by kind (config files are checked as part of their project).
 PYTHON_SUFFIXES = (".py",)
 NOTEBOOK_SUFFIXES = (".ipynb",)
 YAML_SUFFIXES = (".yaml", ".yml")
+#: JSON files are configs only when their name says so (``config.json``, ``bert_config.json``): the others are
+#: data (annotations, vocabularies) that no rule reads. Like launch scripts, they are read only as part of a project.
+JSON_SUFFIXES = (".json",)
+JSON_CONFIG_WORD = "config"
 SHELL_SUFFIXES = (".sh",)
-#: Files larger than this are not checked by default (``max-file-size``): libcst needs about
-#: 540 MB of memory per MB of source (measured with libcst 1.9), and real model code is far smaller.
-DEFAULT_MAX_FILE_SIZE = 2_000_000
+#: A notebook's JSON may be this many times the size limit (outputs, images) before it is not read at all.
+NOTEBOOK_JSON_FACTOR = 20
 
 
 def kind_of(path: str) -> Optional[str]:
@@ -44,6 +49,8 @@ def kind_of(path: str) -> Optional[str]:
         return YAML
     if lowered.endswith(SHELL_SUFFIXES):
         return SHELL
+    if lowered.endswith(JSON_SUFFIXES) and JSON_CONFIG_WORD in lowered.replace("\\", "/").rsplit("/", 1)[-1]:
+        return JSON
     return None
 
 
@@ -126,12 +133,15 @@ def load_unit(path: str, data: bytes, kind: Optional[str] = None, max_size: Opti
     """Read ``data`` (the bytes of ``path``) as a unit of its kind; problems come back as ``Unit.error``."""
     kind = kind or kind_of(path) or PYTHON
     unit = Unit(path, kind)
-    unit.error = too_large(len(data), max_size)
+    # A notebook's JSON carries outputs (images): its limit is on the code it holds, checked once read.
+    unit.error = too_large(len(data), max_size * NOTEBOOK_JSON_FACTOR if kind == NOTEBOOK and max_size else max_size)
     if unit.error is not None:
         return unit
     try:
         if kind == NOTEBOOK:
             _load_notebook(unit, data)
+            if unit.error is None:
+                unit.error = too_large(len(unit.text.encode("utf-8", "surrogatepass")), max_size)
             return unit
         unit.source = decode_python(data) if kind == PYTHON else decode_utf8(data)
     except (UnicodeDecodeError, SyntaxError, LookupError) as error:

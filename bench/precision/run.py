@@ -1,0 +1,1193 @@
+#!/usr/bin/env python3
+"""Precision benchmark: how many of ms-perflint's findings on real code are worth acting on.
+
+The linter runs on each repository of ``manifest.toml`` (pinned public MindSpore
+projects); a seeded random sample of each rule's findings is labelled by hand in
+``labels.toml``; precision is the share of labelled findings whose verdict is
+``act``. The target is at least 80 % per rule.
+
+    python bench/precision/run.py run --checkouts DIR     # lint, sample, score, save findings
+    python bench/precision/run.py show                    # unlabelled sampled findings, with code and a label stub
+    python bench/precision/run.py score --write-docs      # re-score the saved findings, rewrite docs/precision.md
+
+Standard library only (plus the linter it runs). See README.md beside this file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import random
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    try:
+        import tomli as tomllib  # type: ignore[no-redef]
+    except ModuleNotFoundError:
+        tomllib = None  # type: ignore[assignment]
+
+HERE = Path(__file__).resolve().parent
+REPO_ROOT = HERE.parent.parent
+MANIFEST = HERE / "manifest.toml"
+CHECKOUTS = HERE / ".checkouts"
+RESULTS = HERE / ".results"
+DOCS = REPO_ROOT / "docs" / "precision.md"
+SETS = ("development", "heldout")
+VERDICTS = ("act", "wrong", "not-worth")
+DOCS_START = "<!-- precision:start -->"
+DOCS_END = "<!-- precision:end -->"
+COMMIT_RE = re.compile(r"[0-9a-f]{40}")
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*")
+LABEL_KEYS = {"fingerprint", "verdict", "why", "repo", "path", "cell", "code", "line"}
+GIT_TIMEOUT = 1800  # seconds; a blob-less clone of a large repository is slow but not that slow
+
+
+class BenchError(Exception):
+    """A problem the user can fix (bad input, missing checkout); printed without a traceback."""
+
+
+# --------------------------------------------------------------------------- manifest
+
+
+@dataclass(frozen=True)
+class Repo:
+    """One repository of the manifest."""
+
+    name: str  # "owner/repo"
+    url: str
+    commit: str  # 40 hex digits, or "" when not pinned (held-out set only)
+    what: str
+
+    @property
+    def short_name(self) -> str:
+        """The part after the slash: ``mindcv``."""
+        return self.name.split("/", 1)[1]
+
+    @property
+    def dir_name(self) -> str:
+        """The folder name of its checkout: ``mindspore-lab+mindcv``."""
+        return self.name.replace("/", "+")
+
+
+def load_toml(path: Path) -> Dict[str, Any]:
+    """Parse a TOML file; a missing file or a syntax error is a BenchError naming the file."""
+    if tomllib is None:
+        raise BenchError("reading TOML needs Python 3.11 or newer, or `pip install tomli`")
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        raise BenchError(f"{path}: no such file") from None
+    except OSError as error:
+        raise BenchError(f"{path}: cannot read it: {error.strerror or error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise BenchError(f"{path}: not valid TOML: {error}") from None
+
+
+def load_manifest(path: Path = MANIFEST) -> Dict[str, List[Repo]]:
+    """The repositories of each set (``development``, ``heldout``), validated."""
+    data = load_toml(path)
+    unknown = sorted(set(data) - set(SETS))
+    if unknown:
+        raise BenchError(f"{path}: unknown table(s) {', '.join(unknown)}; expected [[development]] and [[heldout]]")
+    sets: Dict[str, List[Repo]] = {}
+    seen: Dict[str, str] = {}
+    for set_name in SETS:
+        entries = data.get(set_name, [])
+        if not isinstance(entries, list):
+            raise BenchError(f"{path}: `{set_name}` must be an array of tables ([[{set_name}]])")
+        sets[set_name] = [_manifest_entry(path, set_name, i, entry) for i, entry in enumerate(entries, 1)]
+        for repo in sets[set_name]:
+            if repo.name in seen:
+                raise BenchError(f"{path}: {repo.name} is listed twice ({seen[repo.name]} and {set_name})")
+            seen[repo.name] = set_name
+    if not sets["development"]:
+        raise BenchError(f"{path}: the development set is empty")
+    return sets
+
+
+def _manifest_entry(path: Path, set_name: str, index: int, entry: Any) -> Repo:
+    where = f"{path}: [[{set_name}]] entry {index}"
+    if not isinstance(entry, dict):
+        raise BenchError(f"{where} is not a table")
+    for key in ("name", "url", "commit", "what"):
+        if not isinstance(entry.get(key), str):
+            raise BenchError(f"{where}: `{key}` is missing or not a string")
+    unknown = sorted(set(entry) - {"name", "url", "commit", "what"})
+    if unknown:
+        raise BenchError(f"{where}: unknown key(s) {', '.join(unknown)}")
+    repo = Repo(entry["name"], entry["url"], entry["commit"].lower(), entry["what"])
+    if not NAME_RE.fullmatch(repo.name):
+        raise BenchError(f"{where}: name {repo.name!r} is not owner/repo")
+    if repo.commit and not COMMIT_RE.fullmatch(repo.commit):
+        raise BenchError(f"{where} ({repo.name}): commit {repo.commit!r} is not 40 hex digits")
+    if not repo.commit and set_name == "development":
+        raise BenchError(f"{where} ({repo.name}): the development set needs a pinned commit")
+    return repo
+
+
+# --------------------------------------------------------------------------- checkouts
+
+
+@dataclass
+class Checkout:
+    """Where a repository is on disk and which commit it is at ("" when it cannot be told)."""
+
+    repo: Repo
+    path: Path
+    commit: str
+
+
+def find_checkouts(repos: Sequence[Repo], folder: Path) -> List[Checkout]:
+    """The checkouts of ``repos`` in ``folder`` (``owner+repo`` or ``repo``), all problems reported at once."""
+    if not folder.is_dir():
+        raise BenchError(f"--checkouts {folder}: no such folder")
+    checkouts, problems = [], []
+    for repo in repos:
+        try:
+            path = _checkout_folder(repo, folder)
+            checkouts.append(Checkout(repo, path, _verified_commit(repo, path)))
+        except BenchError as error:
+            problems.append(str(error))
+    if problems:
+        raise BenchError("\n".join(problems))
+    return checkouts
+
+
+def _checkout_folder(repo: Repo, folder: Path) -> Path:
+    candidates = [folder / repo.dir_name, folder / repo.short_name]
+    for candidate in candidates:
+        if candidate.is_dir():
+            return candidate
+    looked = " or ".join(str(c) for c in candidates)
+    raise BenchError(f"no checkout of {repo.name}: looked for {looked}")
+
+
+def _verified_commit(repo: Repo, path: Path) -> str:
+    """The checkout's commit when it is a git checkout (it must match the pin), else ""."""
+    if not (path / ".git").exists():
+        return ""  # a plain copy (an unpacked archive): nothing to verify against
+    head = _git_head(path)
+    if head and repo.commit and head != repo.commit:
+        raise BenchError(
+            f"{path} is at commit {head[:12]}, but the manifest pins {repo.name} to {repo.commit[:12]}: "
+            f"run `git -C {path} checkout {repo.commit}`"
+        )
+    return head
+
+
+def _git_head(path: Path) -> str:
+    try:
+        return _git(["rev-parse", "HEAD"], cwd=path).strip()
+    except BenchError:
+        return ""
+
+
+def _git(args: Sequence[str], cwd: Optional[Path] = None) -> str:
+    """Run git; its last error line becomes a BenchError. Never prompts for credentials."""
+    env = dict(os.environ, GIT_TERMINAL_PROMPT="0")
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=GIT_TIMEOUT
+        )
+    except FileNotFoundError:
+        raise BenchError("git is not installed; install it, or pass --checkouts DIR") from None
+    except subprocess.TimeoutExpired:
+        raise BenchError(f"git {' '.join(args)} took more than {GIT_TIMEOUT} s") from None
+    if done.returncode != 0:
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        raise BenchError(lines[-1] if lines else f"git {args[0]} failed with exit code {done.returncode}")
+    return done.stdout
+
+
+def clone_checkouts(repos: Sequence[Repo], folder: Path = CHECKOUTS) -> List[Checkout]:
+    """Clone (or reuse) each repository under ``folder`` at its pinned commit; failures reported together."""
+    checkouts, problems = [], []
+    for repo in repos:
+        try:
+            path = _clone(repo, folder)
+            checkouts.append(Checkout(repo, path, _git_head(path)))
+        except BenchError as error:
+            problems.append(f"could not fetch {repo.name} from {repo.url}: {error}")
+    if problems:
+        problems.append("(no network? clone them elsewhere and pass --checkouts DIR)")
+        raise BenchError("\n".join(problems))
+    return checkouts
+
+
+def _clone(repo: Repo, folder: Path) -> Path:
+    dest = folder / repo.dir_name
+    if (dest / ".git").exists():
+        if repo.commit and _git_head(dest) != repo.commit:
+            _progress(f"checking out {repo.name} @ {repo.commit[:12]}")
+            _git(["fetch", "--quiet", "--filter=blob:none", "origin", repo.commit], cwd=dest)
+            _git(["checkout", "--quiet", "--detach", repo.commit], cwd=dest)
+        return dest  # an unpinned clone is reused as it is: its commit is recorded with the results
+    # Clone next to the destination and move it in place only once complete,
+    # so an interrupted clone is never mistaken for a checkout.
+    partial = folder / (repo.dir_name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    _progress(f"cloning {repo.url}")
+    if repo.commit:
+        _git(["clone", "--quiet", "--filter=blob:none", "--no-checkout", repo.url, str(partial)])
+        _git(["checkout", "--quiet", "--detach", repo.commit], cwd=partial)
+    else:
+        _git(["clone", "--quiet", "--filter=blob:none", repo.url, str(partial)])
+    partial.rename(dest)
+    return dest
+
+
+# --------------------------------------------------------------------------- source lines
+
+
+def split_lines(text: str) -> List[str]:
+    """Lines as Python counts them: ``\\n``, ``\\r\\n`` and ``\\r`` end a line (form feeds do not)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def notebook_cell_lines(notebook_text: str, cell: int) -> List[str]:
+    """The source lines of cell ``cell`` (1-based, counting every cell, markdown too); [] when absent."""
+    try:
+        cells = json.loads(notebook_text).get("cells")
+        source = cells[cell - 1]["source"] if cell >= 1 else None
+    except (ValueError, AttributeError, LookupError, TypeError):
+        return []
+    if isinstance(source, list):
+        source = "".join(part for part in source if isinstance(part, str))
+    return split_lines(source) if isinstance(source, str) else []
+
+
+class SourceFiles:
+    """Reads each file of a checkout once; lines of ``.py``/YAML files, or of one notebook cell."""
+
+    def __init__(self) -> None:
+        self._texts: Dict[Path, str] = {}
+
+    def lines(self, file: Path, cell: Optional[int] = None) -> List[str]:
+        """The lines of ``file`` (of its cell ``cell`` for a notebook); [] when it cannot be read."""
+        text = self._text(file)
+        if cell is not None:
+            return notebook_cell_lines(text, cell)
+        return split_lines(text) if text else []
+
+    def line(self, file: Path, row: int, cell: Optional[int] = None) -> str:
+        """Line ``row`` (1-based) with its indentation; "" when there is no such line."""
+        lines = self.lines(file, cell)
+        return lines[row - 1] if 1 <= row <= len(lines) else ""
+
+    def _text(self, file: Path) -> str:
+        if file not in self._texts:
+            try:
+                self._texts[file] = file.read_bytes().decode("utf-8-sig", errors="replace")
+            except OSError:
+                self._texts[file] = ""
+        return self._texts[file]
+
+
+# --------------------------------------------------------------------------- findings
+
+
+@dataclass
+class Finding:
+    """One finding of the linter, normalised."""
+
+    repo: str
+    path: str  # relative to the checkout, forward slashes
+    code: str
+    row: int  # 1-based; within the cell for a notebook
+    column: int  # 1-based; 0 when the linter gave none
+    message: str
+    cell: Optional[int] = None  # 1-based notebook cell, counting every cell
+    fixable: bool = False
+    applicability: str = ""  # "safe" / "unsafe" when fixable
+    fix_message: str = ""
+    line: str = ""  # the source line's text, stripped
+    fingerprint: str = ""
+
+    @property
+    def where(self) -> str:
+        """``path:row``, or ``path:cell N:row`` in a notebook."""
+        cell = f"cell {self.cell}:" if self.cell is not None else ""
+        return f"{self.path}:{cell}{self.row}"
+
+    def sort_key(self) -> Tuple[str, str, int, int, int, str]:
+        """(repo, path, cell, row, column): the order sampling starts from."""
+        return (self.repo, self.path, self.cell or 0, self.row, self.column, self.fingerprint)
+
+
+@dataclass
+class NotChecked:
+    """A file the linter could not check (syntax error, unreadable, ...): an entry whose code is not MSP."""
+
+    repo: str
+    path: str
+    kind: str
+    message: str
+
+
+def parse_linter_output(
+    text: str, repo: str, checkout: Path
+) -> Tuple[List[Finding], List[NotChecked], int]:
+    """Findings, files not checked and the number of malformed entries in the linter's JSON output.
+
+    Unknown keys are ignored and optional ones (``cell``, ``fix``, column) may be missing; an
+    MSP entry without a file name or a row is malformed and only counted.
+    """
+    try:
+        entries = json.loads(text)
+    except ValueError as error:
+        start = text.strip()[:200] or "(nothing)"
+        raise BenchError(
+            f"the linter's output for {repo} is not valid JSON ({error}); it starts with: {start}"
+        ) from None
+    if not isinstance(entries, list):
+        raise BenchError(f"the linter's output for {repo} is not a JSON list of findings")
+    findings, not_checked, malformed = [], [], 0
+    for entry in entries:
+        if not isinstance(entry, dict) or not isinstance(entry.get("filename"), str):
+            malformed += 1
+            continue
+        path = repo_relative(entry["filename"], checkout)
+        code = entry.get("code")
+        if not (isinstance(code, str) and code.startswith("MSP")):
+            kind = entry.get("name") if isinstance(entry.get("name"), str) else str(code)
+            not_checked.append(NotChecked(repo, path, kind, str(entry.get("message", ""))))
+            continue
+        finding = _finding(entry, repo, path, code)
+        if finding is None:
+            malformed += 1
+        else:
+            findings.append(finding)
+    return findings, not_checked, malformed
+
+
+def _finding(entry: Dict[str, Any], repo: str, path: str, code: str) -> Optional[Finding]:
+    location = entry.get("location")
+    row = location.get("row") if isinstance(location, dict) else None
+    if not _is_int(row) or row < 1:
+        return None
+    column = location.get("column")
+    cell = entry.get("cell")
+    fix = entry.get("fix")
+    return Finding(
+        repo=repo,
+        path=path,
+        code=code,
+        row=row,
+        column=column if _is_int(column) else 0,
+        message=str(entry.get("message", "")),
+        cell=cell if _is_int(cell) and cell >= 1 else None,
+        fixable=isinstance(fix, dict),
+        applicability=str(fix.get("applicability", "")) if isinstance(fix, dict) else "",
+        fix_message=str(fix.get("message", "")) if isinstance(fix, dict) else "",
+    )
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def repo_relative(filename: str, checkout: Path) -> str:
+    """``filename`` (absolute, or relative to the checkout) relative to the checkout, with forward slashes."""
+    path = Path(filename)
+    if not path.is_absolute():
+        path = checkout / path
+    for base, target in (
+        (os.path.abspath(checkout), os.path.abspath(path)),
+        (os.path.realpath(checkout), os.path.realpath(path)),
+    ):
+        relative = os.path.relpath(target, base)
+        if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
+            return relative.replace(os.sep, "/")
+    return filename.replace("\\", "/")
+
+
+def add_fingerprints(findings: List[Finding], checkouts: Dict[str, Path], sources: SourceFiles) -> None:
+    """Fill in each finding's stripped source line and its fingerprint.
+
+    The fingerprint hashes (repo, path, code, line text), so it survives edits that
+    only move the line. Findings that share one are told apart by an occurrence
+    index in (cell, row, column) order: the first keeps the bare hash, later ones
+    get ``-2``, ``-3``...
+    """
+    for finding in findings:
+        file = checkouts[finding.repo] / finding.path
+        finding.line = sources.line(file, finding.row, finding.cell).strip()
+    seen: Dict[str, int] = {}
+    for finding in sorted(findings, key=lambda f: (f.repo, f.path, f.cell or 0, f.row, f.column)):
+        base = fingerprint(finding.repo, finding.path, finding.code, finding.line)
+        seen[base] = seen.get(base, 0) + 1
+        finding.fingerprint = base if seen[base] == 1 else f"{base}-{seen[base]}"
+
+
+def fingerprint(repo: str, path: str, code: str, line: str) -> str:
+    """The first 16 hex digits of sha1 over the repo, path, code and stripped line text."""
+    text = "\0".join((repo, path, code, line.strip()))
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
+
+
+# --------------------------------------------------------------------------- running the linter
+
+
+def default_linter_command() -> List[str]:
+    """``python -m ms_perflint`` with the interpreter running this script."""
+    return [sys.executable, "-m", "ms_perflint"]
+
+
+def parse_command(text: str) -> List[str]:
+    """Split ``--linter-command``; a relative program path is made absolute, as the linter runs in the checkout."""
+    try:
+        command = shlex.split(text)
+    except ValueError as error:
+        raise BenchError(f"--linter-command {text!r}: {error}") from None
+    if not command:
+        raise BenchError("--linter-command is empty")
+    if os.sep in command[0] or "/" in command[0]:
+        command[0] = os.path.abspath(command[0])
+    return command
+
+
+def linter_version(command: Sequence[str]) -> str:
+    """What ``<command> --version`` prints, e.g. ``ms-perflint 0.1.0``."""
+    done = _run_linter([*command, "--version"], cwd=None, what="--version", timeout=120)
+    lines = (done.stdout.strip() or done.stderr.strip()).splitlines()
+    return lines[0].strip() if lines else "unknown"
+
+
+def linter_source(command: Sequence[str]) -> str:
+    """The last git commit that changed the linter's package ("" when unknown), marked when it has uncommitted changes.
+
+    Only for a ``... -m ms_perflint`` command: the same interpreter is asked where the
+    package is. The version number alone does not tell rule revisions apart.
+    """
+    if list(command[-2:]) != ["-m", "ms_perflint"]:
+        return ""
+    probe = "import os, ms_perflint; print(os.path.dirname(os.path.abspath(ms_perflint.__file__)))"
+    try:
+        done = subprocess.run([*command[:-2], "-c", probe], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    package = Path(done.stdout.strip())
+    if done.returncode != 0 or not package.is_dir():
+        return ""
+    try:  # the last commit that changed the package: it outlives the branch it was run from
+        head = _git(["log", "-1", "--format=%H", "--", "."], cwd=package).strip()
+    except BenchError:
+        return ""
+    if not head:
+        return ""
+    try:
+        dirty = _git(["status", "--porcelain", "--", "."], cwd=package).strip()
+    except BenchError:
+        dirty = ""
+    return head[:12] + (" with uncommitted changes" if dirty else "")
+
+
+def lint(checkout: Checkout, command: Sequence[str], timeout: float) -> Tuple[List[Finding], List[NotChecked], int]:
+    """Run the linter on one checkout as its own project; parse what it prints."""
+    args = [*command, "--output-format", "json", "--no-cache", "--exit-zero", "-j2", os.path.abspath(checkout.path)]
+    done = _run_linter(args, cwd=checkout.path, what=checkout.repo.name, timeout=timeout)
+    return parse_linter_output(done.stdout, checkout.repo.name, checkout.path)
+
+
+def _run_linter(args: Sequence[str], cwd: Optional[Path], what: str, timeout: float) -> subprocess.CompletedProcess:
+    try:
+        done = subprocess.run(
+            list(args), cwd=cwd, capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout
+        )
+    except FileNotFoundError:
+        raise BenchError(f"cannot run the linter: {args[0]} not found (see --linter-command)") from None
+    except PermissionError:
+        raise BenchError(f"cannot run the linter: {args[0]} is not executable (see --linter-command)") from None
+    except subprocess.TimeoutExpired:
+        raise BenchError(f"the linter took more than {timeout:g} s on {what} (see --timeout)") from None
+    if done.returncode != 0:
+        tail = "\n".join(done.stderr.strip().splitlines()[-5:]) or "(no error output)"
+        raise BenchError(f"the linter failed on {what} (exit code {done.returncode}):\n{tail}")
+    return done
+
+
+# --------------------------------------------------------------------------- saved results
+
+
+@dataclass
+class RunResult:
+    """Everything one ``run`` learned: saved as JSON so that ``show`` and ``score`` need no re-lint."""
+
+    set_name: str
+    linter: str  # `--version` output, plus the source commit when known
+    command: List[str]
+    date: str  # ISO date (UTC) of the run
+    repos: List[Dict[str, str]]  # name, url, commit (pinned), checkout_commit, checkout, what
+    findings: List[Finding]
+    not_checked: List[NotChecked] = field(default_factory=list)
+    malformed: int = 0
+
+
+def results_file(set_name: str) -> Path:
+    """Where ``run`` saves the findings of a set."""
+    return RESULTS / ("findings.json" if set_name == "development" else f"findings-{set_name}.json")
+
+
+def save_results(result: RunResult, path: Path) -> None:
+    """Write ``result`` to ``path`` (folders created)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(asdict(result), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def load_results(path: Path, set_name: str) -> RunResult:
+    """Read a findings file written by ``run``; a missing or damaged file is a BenchError."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        result = RunResult(**data)
+        result.findings = [Finding(**f) for f in data["findings"]]
+        result.not_checked = [NotChecked(**n) for n in data["not_checked"]]
+    except FileNotFoundError:
+        raise BenchError(f"{path}: no saved findings; run `run.py run --set {set_name}` first") from None
+    except (OSError, ValueError, TypeError, KeyError) as error:
+        raise BenchError(f"{path}: not a findings file written by run.py ({error}); run `run` again") from None
+    if result.set_name != set_name:
+        raise BenchError(f"{path} holds the {result.set_name} set, not {set_name}")
+    return result
+
+
+# --------------------------------------------------------------------------- sampling and labels
+
+
+def sample(findings: Iterable[Finding], size: int, seed: int) -> Dict[str, List[Finding]]:
+    """Each rule's sample: ``size`` findings drawn with ``Random(f"{seed}:{code}")``, or all when fewer.
+
+    Each rule draws from its own findings with its own generator, so a change in
+    one rule's findings never moves another rule's sample.
+    """
+    by_code: Dict[str, List[Finding]] = {}
+    for finding in findings:
+        by_code.setdefault(finding.code, []).append(finding)
+    samples = {}
+    for code in sorted(by_code):
+        ordered = sorted(by_code[code], key=Finding.sort_key)
+        chosen = ordered if len(ordered) <= size else random.Random(f"{seed}:{code}").sample(ordered, size)
+        samples[code] = sorted(chosen, key=Finding.sort_key)
+    return samples
+
+
+@dataclass
+class Label:
+    """One hand label. ``verdict`` is act / wrong / not-worth, or "" while still to be decided."""
+
+    fingerprint: str
+    verdict: str
+    why: str
+
+
+def labels_file(set_name: str) -> Path:
+    """The labels file of a set."""
+    return HERE / ("labels.toml" if set_name == "development" else f"labels-{set_name}.toml")
+
+
+def load_labels(path: Path) -> Dict[str, Label]:
+    """Labels by fingerprint; a missing file means none yet. Mistakes name the file and the entry."""
+    if not path.exists():
+        return {}
+    data = load_toml(path)
+    unknown = sorted(set(data) - {"label"})
+    if unknown:
+        raise BenchError(f"{path}: unknown key(s) {', '.join(unknown)}; each label is a [[label]] table")
+    entries = data.get("label", [])
+    if not isinstance(entries, list):
+        raise BenchError(f"{path}: `label` must be an array of tables ([[label]])")
+    labels: Dict[str, Label] = {}
+    for index, entry in enumerate(entries, 1):
+        label = _label(path, index, entry)
+        if label.fingerprint in labels:
+            raise BenchError(f"{path}: label {index}: fingerprint {label.fingerprint} is labelled twice")
+        labels[label.fingerprint] = label
+    return labels
+
+
+def _label(path: Path, index: int, entry: Any) -> Label:
+    where = f"{path}: label {index}"
+    if not isinstance(entry, dict):
+        raise BenchError(f"{where} is not a table")
+    fp = entry.get("fingerprint")
+    if not isinstance(fp, str) or not fp:
+        raise BenchError(f"{where}: `fingerprint` is missing (copy it from the stub `show` prints)")
+    where += f" ({fp})"
+    unknown = sorted(set(entry) - LABEL_KEYS)
+    if unknown:
+        raise BenchError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(LABEL_KEYS))}")
+    verdict, why = entry.get("verdict", ""), entry.get("why", "")
+    if verdict not in ("", *VERDICTS):
+        raise BenchError(f"{where}: verdict {verdict!r} is not one of {', '.join(VERDICTS)}")
+    if not isinstance(why, str) or (verdict and not why.strip()):
+        raise BenchError(f"{where}: `why` must say in one line why the verdict is {verdict}")
+    return Label(fp, verdict, " ".join(why.split()))
+
+
+def toml_string(text: str) -> str:
+    """``text`` as a TOML basic string (quotes, backslashes and control characters escaped)."""
+    escaped = []
+    for char in text:
+        if char in '"\\':
+            escaped.append("\\" + char)
+        elif char == "\t":
+            escaped.append("\\t")
+        elif ord(char) < 0x20 or ord(char) == 0x7F:
+            escaped.append(f"\\u{ord(char):04x}")
+        else:
+            escaped.append(char)
+    return '"' + "".join(escaped) + '"'
+
+
+def label_stub(finding: Finding) -> str:
+    """A ``[[label]]`` table for ``finding`` to paste into the labels file and complete."""
+    lines = [
+        "[[label]]",
+        f"fingerprint = {toml_string(finding.fingerprint)}",
+        f"code = {toml_string(finding.code)}",
+        f"repo = {toml_string(finding.repo)}",
+        f"path = {toml_string(finding.path)}",
+    ]
+    if finding.cell is not None:
+        lines.append(f"cell = {finding.cell}")
+    lines += [
+        f"line = {toml_string(finding.line)}",
+        'verdict = ""  # act | wrong | not-worth',
+        'why = ""',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+@dataclass
+class RuleScore:
+    """The benchmark's result for one rule."""
+
+    code: str
+    total: int
+    per_repo: Dict[str, int]
+    sampled: List[Finding]
+    labelled: List[Tuple[Finding, Label]]
+    unlabelled: List[Finding]
+
+    def count(self, verdict: str) -> int:
+        """How many labelled sampled findings have ``verdict``."""
+        return sum(1 for _, label in self.labelled if label.verdict == verdict)
+
+    @property
+    def precision(self) -> Optional[float]:
+        """act / labelled; None before anything is labelled."""
+        return self.count("act") / len(self.labelled) if self.labelled else None
+
+
+def score(result: RunResult, labels: Dict[str, Label], size: int, seed: int) -> List[RuleScore]:
+    """One RuleScore per rule that has findings, in code order."""
+    repo_names = [repo["name"] for repo in result.repos]
+    scores = []
+    for code, sampled in sample(result.findings, size, seed).items():
+        per_repo = {name: 0 for name in repo_names}
+        for finding in result.findings:
+            if finding.code == code:
+                per_repo[finding.repo] = per_repo.get(finding.repo, 0) + 1
+        decided = [(f, labels[f.fingerprint]) for f in sampled if _has_verdict(labels, f)]
+        undecided = [f for f in sampled if not _has_verdict(labels, f)]
+        scores.append(RuleScore(code, sum(per_repo.values()), per_repo, sampled, decided, undecided))
+    return scores
+
+
+def _has_verdict(labels: Dict[str, Label], finding: Finding) -> bool:
+    label = labels.get(finding.fingerprint)
+    return label is not None and label.verdict != ""
+
+
+def unused_labels(result: RunResult, labels: Dict[str, Label], scores: Sequence[RuleScore]) -> Tuple[int, int]:
+    """(labels matching no current finding, labels of findings outside the sample)."""
+    current = {f.fingerprint for f in result.findings}
+    sampled = {f.fingerprint for s in scores for f in s.sampled}
+    stale = sum(1 for fp in labels if fp not in current)
+    outside = sum(1 for fp in labels if fp in current and fp not in sampled)
+    return stale, outside
+
+
+def check_failures(scores: Sequence[RuleScore], min_precision: float) -> List[str]:
+    """Why ``--check`` fails: rules under the bar and sampled findings without a verdict."""
+    failures = []
+    for rule in scores:
+        if rule.precision is not None and rule.precision < min_precision:
+            failures.append(
+                f"{rule.code}: precision {percent(rule.precision)} ({rule.count('act')} of {len(rule.labelled)}) "
+                f"is under {percent(min_precision)}"
+            )
+        if rule.unlabelled:
+            failures.append(f"{rule.code}: {len(rule.unlabelled)} sampled finding(s) have no verdict")
+    return failures
+
+
+def percent(value: Optional[float]) -> str:
+    """``0.8`` -> ``80%``; None -> ``-``."""
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
+# --------------------------------------------------------------------------- text report
+
+
+def column_names(repo_names: Sequence[str]) -> Dict[str, str]:
+    """Short column titles: the repository name without its owner, unless two share it."""
+    shorts = [name.split("/", 1)[-1] for name in repo_names]
+    return {name: short if shorts.count(short) == 1 else name for name, short in zip(repo_names, shorts)}
+
+
+def text_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """An aligned plain-text table: first column left, the others right-aligned."""
+    cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    lines = []
+    for row in cells:
+        parts = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
+        lines.append("  ".join(parts).rstrip())
+    return "\n".join(lines)
+
+
+def report(
+    result: RunResult, scores: Sequence[RuleScore], labels: Dict[str, Label], size: int, seed: int, verbose: bool
+) -> str:
+    """The summary ``run`` and ``score`` print."""
+    out = [
+        f"Precision benchmark, {result.set_name} set: {len(result.repos)} repositories, {result.linter}, "
+        f"linted {result.date}; seed {seed}, up to {size} sampled findings per rule",
+        "",
+    ]
+    if not scores:
+        out.append("No findings.")
+    else:
+        header = ["rule", "findings", "sampled", "labelled", "act", "wrong", "not-worth", "precision"]
+        rows = [
+            [s.code, s.total, len(s.sampled), len(s.labelled), s.count("act"), s.count("wrong"),
+             s.count("not-worth"), percent(s.precision)]
+            for s in scores
+        ]
+        out += [text_table(header, rows), "", "Findings per repository:"]
+        names = column_names([repo["name"] for repo in result.repos])
+        split_rows = [[s.code, *(s.per_repo.get(name, 0) for name in names)] for s in scores]
+        out.append(text_table(["rule", *names.values()], split_rows))
+    out += ["", _not_checked_line(result)]
+    if result.malformed:
+        out.append(f"Malformed linter entries skipped (no file name or row): {result.malformed}")
+    unverified = [repo["name"] for repo in result.repos if not repo["checkout_commit"]]
+    if unverified:
+        out.append(f"Commits not verified (checkouts without .git): {', '.join(unverified)}")
+    out += _label_lines(result, scores, labels, verbose)
+    return "\n".join(out)
+
+
+def _not_checked_line(result: RunResult) -> str:
+    counts: Dict[str, int] = {}
+    for item in result.not_checked:
+        counts[item.repo] = counts.get(item.repo, 0) + 1
+    split = ", ".join(f"{name} {n}" for name, n in counts.items())
+    return f"Files not checked (the linter could not read or parse them): {len(result.not_checked)}" + (
+        f" ({split})" if split else ""
+    )
+
+
+def _label_lines(result: RunResult, scores: Sequence[RuleScore], labels: Dict[str, Label], verbose: bool) -> List[str]:
+    out = []
+    waiting = [(s.code, len(s.unlabelled)) for s in scores if s.unlabelled]
+    if waiting:
+        split = ", ".join(f"{code} {n}" for code, n in waiting)
+        out.append(f"Sampled findings without a verdict: {sum(n for _, n in waiting)} ({split}); "
+                   "`run.py show` prints them with their code and a label stub")
+    stale, outside = unused_labels(result, labels, scores)
+    if stale:
+        out.append(f"Labels matching no current finding (code or rule changed): {stale}")
+    if outside:
+        out.append(f"Labels of findings outside the current sample (not counted): {outside}")
+    if verbose:
+        for rule in scores:
+            out += [f"  {rule.code} {f.fingerprint} {f.repo} {f.where}" for f in rule.unlabelled]
+        out += [f"  not checked: {n.repo} {n.path}: {n.message}" for n in result.not_checked]
+    return out
+
+
+# --------------------------------------------------------------------------- show
+
+
+def show(
+    result: RunResult, scores: Sequence[RuleScore], labels_path: Path, context: int, codes: Sequence[str], limit: int
+) -> str:
+    """Each sampled finding without a verdict: where it is, its message, the code around it and a label stub."""
+    wanted = {code.upper() for code in codes}
+    todo = [
+        (rule.code, number, len(rule.unlabelled), finding)
+        for rule in scores
+        if not wanted or rule.code in wanted
+        for number, finding in enumerate(rule.unlabelled, 1)
+    ]
+    if limit:
+        todo = todo[:limit]
+    if not todo:
+        return "Every sampled finding has a verdict."
+    sources = SourceFiles()
+    intro = (
+        f"{len(todo)} sampled finding(s) without a verdict. Read the code, paste each [[label]] stub into "
+        f"{_display(labels_path)} and fill in verdict and why (bench/precision/README.md says how); "
+        "`ms-perflint --explain CODE` prints what a rule claims."
+    )
+    blocks = [
+        _show_one(result, sources, finding, f"{code} {number}/{count}", context)
+        for code, number, count, finding in todo
+    ]
+    return "\n".join([intro, *blocks])
+
+
+def _show_one(result: RunResult, sources: SourceFiles, finding: Finding, title: str, context: int) -> str:
+    repo = next(repo for repo in result.repos if repo["name"] == finding.repo)
+    file = Path(repo["checkout"]) / finding.path
+    lines = ["=" * 100, f"{title}  {finding.repo}  {finding.where}:{finding.column}", f"file: {file}"]
+    url = github_url(finding, repo["checkout_commit"] or repo["commit"])
+    if url:
+        lines.append(f"web:  {url}")
+    lines.append(f"message: {finding.message}")
+    if finding.fixable:
+        lines.append(f"fix ({finding.applicability or 'unknown safety'}): {finding.fix_message}")
+    lines += ["", *source_context(sources, file, finding, context), "", label_stub(finding)]
+    return "\n".join(lines)
+
+
+def source_context(sources: SourceFiles, file: Path, finding: Finding, context: int) -> List[str]:
+    """``context`` numbered lines before and after the finding's line, which is marked with ``>``."""
+    lines = sources.lines(file, finding.cell)
+    if not lines:
+        return [f"(cannot read {file}{f' cell {finding.cell}' if finding.cell else ''})"]
+    first, last = max(1, finding.row - context), min(len(lines), finding.row + context)
+    width = len(str(last))
+    shown = [
+        f"{'>' if row == finding.row else ' '} {row:>{width}} | {lines[row - 1].rstrip()}"
+        for row in range(first, last + 1)
+    ]
+    if finding.row > len(lines) or lines[finding.row - 1].strip() != finding.line:
+        shown.append("(warning: the file changed since `run`; this line is not the one that was reported)")
+    return shown
+
+
+def github_url(finding: Finding, commit: str) -> str:
+    """A link to the finding's line on GitHub at ``commit`` ("" without a commit)."""
+    if not commit:
+        return ""
+    anchor = "" if finding.cell is not None else f"#L{finding.row}"
+    return f"https://github.com/{finding.repo}/blob/{commit}/{finding.path}{anchor}"
+
+
+# --------------------------------------------------------------------------- docs
+
+
+DOCS_INTRO = """\
+# Precision benchmark
+
+How many of ms-perflint's findings on real public MindSpore code are worth acting on,
+per rule. The bar every rule is held to is **at least 80 %** of a random sample of its
+findings; a rule that cannot reach it becomes opt-in.
+
+## How it is measured
+
+1. `bench/precision/manifest.toml` lists the **development set**: public MindSpore
+   repositories, each pinned to a commit. The linter runs on each as its own project
+   (`python -m ms_perflint --output-format json --no-cache --exit-zero -j2 <checkout>`).
+2. A seeded random sample of up to 50 findings per rule is drawn (seed 1). Each rule
+   draws from its own findings with its own generator, so a change in one rule never
+   moves another rule's sample.
+3. Each sampled finding is labelled by hand in `bench/precision/labels.toml`, after
+   reading the code behind it. Labels are keyed by a fingerprint of the repository, file,
+   rule and source line, so they survive edits that only move the line.
+4. Precision is `act / labelled`. A sample is an estimate: 40 `act` out of 50 labelled
+   (80 %) has a 95 % confidence interval of about 67-89 % (Wilson), so a rule measured just
+   above the bar is borderline.
+
+## The three verdicts
+
+- **act**: the finding is factually right *and* an Ascend performance engineer would
+  change the code (and the change keeps the model working).
+- **wrong**: the finding is factually wrong (the layer is covered by AMP, the target is
+  not Ascend, the value is not what the rule thinks...).
+- **not-worth**: true, but not worth a change (code no program runs, a tiny layer, a
+  one-off save at the end of training...).
+
+## Held out
+
+`mindspore-ai/models` is the **held-out set**: the independent check of the rules after
+tuning. It is never sampled, labelled or looked at while rules are tuned against the
+development set; `run.py run --set heldout` lints it only when asked.
+
+## Reproduce
+
+```
+python bench/precision/run.py run --checkouts DIR --write-docs
+```
+
+`DIR` holds one checkout per repository (`owner+repo` or `repo`) at the pinned commits;
+without `--checkouts` the script clones them into `bench/precision/.checkouts/`.
+`bench/precision/README.md` says how to label.
+
+"""
+
+
+def docs_section(result: RunResult, scores: Sequence[RuleScore], size: int, seed: int) -> str:
+    """The generated Markdown between the markers: manifest, versions, a table and the labelled sample per rule."""
+    out = [
+        DOCS_START,
+        "<!-- Generated by `bench/precision/run.py --write-docs`; edits between these markers are overwritten. -->",
+        "",
+        "## Results",
+        "",
+        f"{result.set_name.capitalize()} set, linted on {result.date} with {result.linter}; "
+        f"seed {seed}, up to {size} findings sampled per rule.",
+        "",
+        "| repository | commit | what |",
+        "|---|---|---|",
+    ]
+    for repo in result.repos:
+        commit = repo["checkout_commit"] or repo["commit"]
+        out.append(f"| [{repo['name']}]({repo['url']}) | `{commit[:7] or 'unpinned'}` | {_md(repo['what'])} |")
+    out += ["", _not_checked_line(result) + ".", ""]
+    if not scores:
+        out += ["No findings.", ""]
+    names = column_names([repo["name"] for repo in result.repos])
+    commits = {repo["name"]: repo["checkout_commit"] or repo["commit"] for repo in result.repos}
+    for rule in scores:
+        out += _docs_rule(rule, names, commits)
+    out.append("Rules without findings in this set are not listed.")
+    out += ["", DOCS_END]
+    return "\n".join(out) + "\n"
+
+
+def _docs_rule(rule: RuleScore, names: Dict[str, str], commits: Dict[str, str]) -> List[str]:
+    header = ["findings", *names.values(), "sampled", "labelled", "act", "wrong", "not-worth", "precision"]
+    row = [rule.total, *(rule.per_repo.get(name, 0) for name in names), len(rule.sampled), len(rule.labelled),
+           rule.count("act"), rule.count("wrong"), rule.count("not-worth"), percent(rule.precision)]
+    out = [
+        f"### {rule.code}",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---:|" * len(header),
+        "| " + " | ".join(str(cell) for cell in row) + " |",
+        "",
+    ]
+    if rule.labelled:
+        out += ["| repository | where | verdict | why |", "|---|---|---|---|"]
+        for finding, label in rule.labelled:
+            url = github_url(finding, commits.get(finding.repo, ""))
+            where = f"[`{finding.where}`]({url})" if url else f"`{finding.where}`"
+            out.append(f"| {names.get(finding.repo, finding.repo)} | {where} | {label.verdict} | {_md(label.why)} |")
+        out.append("")
+    if rule.unlabelled:
+        out += [f"{len(rule.unlabelled)} sampled finding(s) not labelled yet.", ""]
+    return out
+
+
+def _md(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def rewrite_docs(path: Path, section: str) -> None:
+    """Replace the generated section of ``path`` (between the markers), keeping everything else.
+
+    A missing page is created with the hand-written intro; a page without the
+    markers gets the section appended.
+    """
+    try:
+        text = path.read_text(encoding="utf-8") if path.exists() else DOCS_INTRO
+    except (OSError, UnicodeDecodeError) as error:
+        raise BenchError(f"{path}: cannot read it: {error}") from None
+    starts, ends = text.count(DOCS_START), text.count(DOCS_END)
+    if starts == 0 and ends == 0:
+        new = text.rstrip("\n") + "\n\n" + section
+    elif starts == 1 and ends == 1 and text.index(DOCS_START) < text.index(DOCS_END):
+        before, rest = text.split(DOCS_START, 1)
+        after = rest.split(DOCS_END, 1)[1]
+        new = before + section.rstrip("\n") + after
+    else:
+        raise BenchError(f"{path}: expected one {DOCS_START} followed by one {DOCS_END}; fix the markers by hand")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(new, encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def command_run(args: argparse.Namespace) -> RunResult:
+    """Lint every repository of the set and save the findings."""
+    repos = load_manifest(args.manifest)[args.set]
+    if args.checkouts:
+        checkouts = find_checkouts(repos, Path(args.checkouts))
+    else:
+        checkouts = clone_checkouts(repos)
+    command = parse_command(args.linter_command) if args.linter_command else default_linter_command()
+    version = linter_version(command)
+    source = linter_source(command)
+    if source:
+        version += f" (source {source})"
+    findings, not_checked, malformed = [], [], 0
+    for checkout in checkouts:
+        _progress(f"linting {checkout.repo.name} ({checkout.path}) ...")
+        started = time.monotonic()
+        found, skipped, bad = lint(checkout, command, args.timeout)
+        _progress(f"  {len(found)} findings, {len(skipped)} files not checked, {time.monotonic() - started:.0f} s")
+        findings += found
+        not_checked += skipped
+        malformed += bad
+    add_fingerprints(findings, {c.repo.name: c.path for c in checkouts}, SourceFiles())
+    result = RunResult(
+        set_name=args.set,
+        linter=version,
+        command=list(command),
+        date=datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
+        repos=[_repo_record(c) for c in checkouts],
+        findings=sorted(findings, key=Finding.sort_key),
+        not_checked=not_checked,
+        malformed=malformed,
+    )
+    save_results(result, args.results)
+    _progress(f"findings saved to {_display(args.results)}")
+    return result
+
+
+def _repo_record(checkout: Checkout) -> Dict[str, str]:
+    repo = checkout.repo
+    return {
+        "name": repo.name,
+        "url": repo.url,
+        "commit": repo.commit,
+        "checkout_commit": checkout.commit,
+        "checkout": os.path.abspath(checkout.path),
+        "what": repo.what,
+    }
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: ``run``, ``show`` and ``score``."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--set", choices=SETS, default="development",
+                        help="which repositories (default: development; heldout only when asked)")
+    common.add_argument("--sample", type=_positive, default=50, metavar="N",
+                        help="findings sampled per rule (default: 50)")
+    common.add_argument("--seed", type=int, default=1, metavar="S", help="sampling seed (default: 1)")
+    common.add_argument("--labels", type=Path, metavar="FILE",
+                        help="labels file (default: bench/precision/labels.toml)")
+    common.add_argument("--results", type=Path, metavar="FILE",
+                        help="saved findings (default: bench/precision/.results/findings.json)")
+    common.add_argument("--manifest", type=Path, default=MANIFEST, help=argparse.SUPPRESS)
+
+    scoring = argparse.ArgumentParser(add_help=False)
+    scoring.add_argument("--check", action="store_true",
+                         help="exit 1 when a rule is under --min-precision or a sampled finding has no verdict")
+    scoring.add_argument("--min-precision", type=float, default=0.80, metavar="P",
+                         help="the bar for --check (default: 0.80)")
+    scoring.add_argument("--write-docs", action="store_true",
+                         help="rewrite the generated section of docs/precision.md")
+    scoring.add_argument("--docs", type=Path, default=DOCS, help=argparse.SUPPRESS)
+    scoring.add_argument("-v", "--verbose", action="store_true",
+                         help="also list unlabelled findings and files not checked")
+
+    parser = argparse.ArgumentParser(prog="run.py", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    run = commands.add_parser("run", parents=[common, scoring], help="lint the repositories, sample, score, print")
+    run.add_argument("--checkouts", metavar="DIR",
+                     help="folder with one checkout per repository (owner+repo or repo); "
+                          "default: clone into bench/precision/.checkouts/")
+    run.add_argument("--linter-command", metavar="CMD",
+                     help='command prefix of the linter (default: "python -m ms_perflint" with this interpreter)')
+    run.add_argument("--timeout", type=float, default=1800, metavar="S",
+                     help="seconds the linter may take per repository (default: 1800)")
+    show_parser = commands.add_parser("show", parents=[common],
+                                      help="print the sampled findings that have no verdict yet")
+    show_parser.add_argument("--code", action="append", default=[], metavar="CODE",
+                             help="only this rule (repeatable)")
+    show_parser.add_argument("--context", type=int, default=8, metavar="N",
+                             help="source lines before and after (default: 8)")
+    show_parser.add_argument("--limit", type=int, default=0, metavar="N", help="print at most N findings")
+    commands.add_parser("score", parents=[common, scoring], help="score the saved findings again (no re-lint)")
+    return parser
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return value
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point; returns the exit code (0 fine, 1 --check failed, 2 error)."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")  # source lines may hold characters the terminal cannot show
+    args = build_parser().parse_args(argv)
+    args.labels = args.labels or labels_file(args.set)
+    args.results = args.results or results_file(args.set)
+    try:
+        return _dispatch(args)
+    except BenchError as error:
+        lines = str(error).splitlines()
+        text = f" {lines[0]}" if len(lines) == 1 else "".join(f"\n  {line}" for line in lines)
+        print(f"run.py: error:{text}", file=sys.stderr)
+        return 2
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if getattr(args, "write_docs", False) and args.set != "development":
+        raise BenchError("--write-docs reports the development set only; the held-out check is not published there")
+    labels = load_labels(args.labels)  # read first: a broken labels file should not cost a lint
+    if args.command == "run":
+        result = command_run(args)
+    else:
+        result = load_results(args.results, args.set)
+    scores = score(result, labels, args.sample, args.seed)
+    if args.command == "show":
+        print(show(result, scores, args.labels, args.context, args.code, args.limit))
+        return 0
+    print(report(result, scores, labels, args.sample, args.seed, args.verbose))
+    if args.write_docs:
+        rewrite_docs(args.docs, docs_section(result, scores, args.sample, args.seed))
+        print(f"\nRewrote the generated section of {_display(args.docs)}")
+    if args.check:
+        failures = check_failures(scores, args.min_precision)
+        if failures:
+            print("\ncheck failed:\n" + "\n".join(f"  {line}" for line in failures))
+            return 1
+        print("\ncheck passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

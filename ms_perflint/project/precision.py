@@ -1,0 +1,346 @@
+"""Precision in a training program: the MatMuls its network runs, and what casts them.
+
+:func:`program_precision` gathers, for one training program, the MatMul-family
+sites of the network it trains (:class:`MatmulSite`, with their sizes where
+known), the AMP levels and Ascend precision knobs the program sets, and the
+``to_float``/``add_flags_recursive`` casts that reach the network's layers or
+cells, and says for each site what covers it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+
+from ms_perflint import catalogue as ms
+from ms_perflint.analysis.facts import CALL, LIT, REF, SELF, Call, Value
+from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
+from ms_perflint.project.training import NetworkUse, Training
+from ms_perflint.project.values import Ref, Values
+
+#: What a cast does to the layers it reaches.
+LOW, FP32, UNKNOWN_DTYPE = "low", "fp32", "unknown"
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Why a site does not run in float32 (or is kept there on purpose)."""
+
+    mechanism: str
+    deliberate_fp32: bool = False
+    #: Set by ``to_float``/``add_flags_recursive`` (as opposed to a dtype argument or operand casts).
+    by_cast: bool = False
+
+
+@dataclass
+class MatmulSite:
+    """A MatMul-family layer, primitive, function call or ``@`` the network runs."""
+
+    path: str
+    call: Call
+    op: str
+    kind: str  # "layer", "primitive", "function", "operator"
+    weights: Optional[int] = None
+    dims: Tuple[Optional[int], Optional[int]] = (None, None)
+    coverage: Optional[Coverage] = None
+    #: An operand is cast to float32 right before it.
+    operand_fp32: bool = False
+
+    def describe(self) -> str:
+        """``nn.Dense(2048, 1000) at src/model.py:97``."""
+        short = self.op.replace("mindspore.", "")
+        if self.kind == "layer" and any(d is not None for d in self.dims):
+            shown = ", ".join("?" if d is None else str(d) for d in self.dims)
+            short = f"{short}({shown})"
+        return f"{short} at {self.path}:{self.call.line}"
+
+
+@dataclass
+class ProgramPrecision:
+    """The precision facts of one training program and the network it trains."""
+
+    program: Program
+    use: NetworkUse
+    sites: List[MatmulSite] = field(default_factory=list)
+    #: AMP levels in force ("O0".."O3", "AUTO", or "?" for unknown), with where they are set.
+    levels: List[Tuple[str, str]] = field(default_factory=list)
+    #: A precision knob (precision_mode, hf32) that casts every MatMul, and where.
+    knob: str = ""
+    keeps_origin_dtype: bool = False
+    #: Some layers are cast to float16 by hand (precision managed by the author).
+    manual: bool = False
+    #: The whole network is kept in float32 on purpose.
+    deliberate_fp32: bool = False
+
+    @property
+    def has_mixed_precision(self) -> bool:
+        return bool(self.knob) or any(level != "O0" for level, _ in self.levels)
+
+    def covering_level(self) -> Optional[Tuple[str, str]]:
+        """The AMP level that casts every MatMul, if one is set (an unknown level counts)."""
+        return next(((l, w) for l, w in self.levels if l in ("O2", "O3", "?")), None)
+
+    def escape_reason(self, site: MatmulSite) -> Optional[str]:
+        """Why a site stays float32 although the program uses mixed precision, or None when it does not."""
+        if site.operand_fp32:
+            return "an operand is cast to float32 right before it"
+        if self.knob or self.covering_level() is not None:
+            return None
+        white = [(l, w) for l, w in self.levels if l in ms.WHITE_LIST_AMP_LEVELS]
+        if white and not ms.MATMUL_OPS.get(site.op, ms.MatmulOp("function")).o1_casts:
+            level, where = white[0]
+            return (f'amp_level "{level}" ({where}) casts only nn.Dense, MatMul, BatchMatMul, bmm and mm '
+                    f"(MindSpore 2.10)")
+        return None
+
+
+def program_precision(check, training: Training, program: Program) -> Optional[ProgramPrecision]:
+    """The precision facts of a training program; None when the network it trains cannot be identified."""
+    project: Project = check.project
+    values: Values = check.values
+    for use in training.networks(program):
+        classes = training.network_classes(use.path, use.network, use.anchor.scope)
+        if not classes:
+            continue
+        composition = training.composition(classes)
+        precision = ProgramPrecision(program, use)
+        precision.sites = _sites(project, values, training.building_scopes(composition))
+        _mechanisms(project, values, program, precision)
+        _casts(project, values, training, program, composition, precision)
+        return precision
+    return None
+
+
+# --- sites -----------------------------------------------------------------------------------------
+
+
+def _sites(project: Project, values: Values, scopes: Set[ScopeRef]) -> List[MatmulSite]:
+    sites: List[MatmulSite] = []
+    for path, index in sorted(scopes):
+        facts = project.python[path]
+        method = facts.scopes[index].name.rsplit(".", 1)[-1]
+        for call in facts.calls:
+            if call.scope != index:
+                continue
+            site = _site(project, path, call, method)
+            if site is None:
+                continue
+            if site.kind == "layer":
+                _size(values, site, index)
+            operands = call.args[:2]
+            site.operand_fp32 = any(v.cast == ms.FLOAT32 for v in operands)
+            if site.kind != "layer" and operands and all(v.cast in ms.LOW_PRECISION for v in operands):
+                site.coverage = Coverage("operands cast to float16 right before it")
+            sites.append(site)
+    return sites
+
+
+def _site(project: Project, path: str, call: Call, method: str) -> Optional[MatmulSite]:
+    if call.callee == ms.MATMUL_OPERATOR:
+        return MatmulSite(path, call, "@", "operator") if method != "__init__" else None
+    if call.method == ms.TENSOR_MATMUL_METHOD and call.receiver is not None and call.receiver.kind != REF:
+        return MatmulSite(path, call, "Tensor.matmul", "function") if method != "__init__" else None
+    qualified = project.qualified(path, call)
+    op = ms.MATMUL_OPS.get(qualified)
+    if op is None:
+        return None
+    if op.kind == "function" and method == "__init__":
+        return None  # runs once, at construction
+    site = MatmulSite(path, call, qualified, op.kind)
+    if op.dtype is not None and call.argument(op.dtype.keyword, op.dtype.position) is not None:
+        site.coverage = Coverage("an explicit dtype", deliberate_fp32=True)
+    return site
+
+
+def _size(values: Values, site: MatmulSite, scope: int) -> None:
+    op = ms.MATMUL_OPS[site.op]
+    dims: List[Optional[int]] = []
+    for parameter in (op.in_dim, op.out_dim):
+        value = site.call.argument(parameter.keyword, parameter.position) if parameter is not None else None
+        found = values.resolve(site.path, value, scope) if value is not None else None
+        numbers = [k.value for k in found.values if isinstance(k.value, int) and not isinstance(k.value, bool)] \
+            if found is not None else []
+        dims.append(max(numbers) if numbers else None)
+    site.dims = (dims[0], dims[1])
+    if dims[0] is not None and dims[1] is not None:
+        site.weights = dims[0] * dims[1]
+
+
+# --- program-wide mechanisms ----------------------------------------------------------------------
+
+
+def _mechanisms(project: Project, values: Values, program: Program, precision: ProgramPrecision) -> None:
+    for path in sorted(program.files):
+        facts = project.python.get(path)
+        for call in facts.calls if facts is not None else ():
+            if (path, call.scope) not in program.scopes:
+                continue
+            qualified = project.qualified(path, call)
+            where = f"{path}:{call.line}"
+            if qualified in ms.AMP_ENTRIES:
+                _amp_entry(values, path, call, qualified, where, precision)
+            elif qualified == ms.CUSTOM_MIXED_PRECISION:
+                precision.levels.append(("?", where))
+            elif qualified == ms.PRECISION_MODE:
+                _precision_mode(values, path, call, call.argument("mode", 0), where, precision)
+            elif qualified == ms.MATMUL_ALLOW_HF32:
+                flag = call.argument("value", 0)
+                if flag is None or not (flag.kind == LIT and flag.data is False):
+                    precision.knob = precision.knob or f"matmul_allow_hf32 at {where}"
+            elif qualified == ms.SET_CONTEXT:
+                config = call.kwargs.get(ms.ASCEND_CONFIG)
+                if config is not None:
+                    mode = Value(LIT, config.data.get("precision_mode")) if config.kind == LIT and isinstance(
+                        config.data, dict) and "precision_mode" in config.data else None
+                    if mode is not None or config.kind != LIT:
+                        _precision_mode(values, path, call, mode, where, precision)
+
+
+def _amp_entry(values: Values, path: str, call: Call, qualified: str, where: str,
+               precision: ProgramPrecision) -> None:
+    entry = ms.AMP_ENTRIES[qualified]
+    level = call.argument(entry.level.keyword, entry.level.position)
+    cast_type = call.kwargs.get(ms.CAST_MODEL_TYPE)
+    if cast_type is not None and _dtype(values, path, cast_type, call.scope) == FP32:
+        precision.deliberate_fp32 = True
+        return
+    if level is None:
+        if call.may_pass(entry.level.keyword, entry.level.position):
+            precision.levels.append(("?", where))
+        return
+    found = values.resolve(path, level, call.scope)
+    if not found.complete or not found.values:
+        precision.levels.append(("?", where))
+        return
+    for known in found.values:
+        text = str(known.value).strip().upper() if isinstance(known.value, str) else "?"
+        precision.levels.append((text if text in (*ms.COVERING_AMP_LEVELS, "O0") else "?", str(known.where or where)))
+
+
+def _precision_mode(values: Values, path: str, call: Call, mode: Optional[Value], where: str,
+                    precision: ProgramPrecision) -> None:
+    found = values.resolve(path, mode, call.scope) if mode is not None else None
+    if found is None or not found.complete or not found.values:
+        precision.knob = precision.knob or f"precision_mode at {where}"
+        return
+    modes = {str(k.value) for k in found.values}
+    if modes & ms.FP32_PRECISION_MODES:
+        precision.keeps_origin_dtype = "must_keep_origin_dtype" in modes
+    if modes - set(ms.FP32_PRECISION_MODES):
+        precision.knob = precision.knob or f"precision_mode at {where}"
+
+
+# --- casts on layers and cells ---------------------------------------------------------------------
+
+
+def _casts(project: Project, values: Values, training: Training, program: Program,
+           composition: FrozenSet[ClassRef], precision: ProgramPrecision) -> None:
+    by_call: Dict[Tuple[str, int], MatmulSite] = {(s.path, s.call.id): s for s in precision.sites}
+    covered_classes: Dict[ClassRef, Coverage] = {}
+    paths = set(program.files) | {c[0] for c in composition}
+    for path in sorted(paths):
+        facts = project.python.get(path)
+        for call in facts.calls if facts is not None else ():
+            dtype = _cast_dtype(values, path, call)
+            if dtype is None:
+                continue
+            coverage = Coverage(f"{call.method or call.callee} at {path}:{call.line}", deliberate_fp32=dtype == FP32,
+                                by_cast=True)
+            for target in _cast_targets(project, training, path, call):
+                if isinstance(target, tuple) and target in by_call:
+                    by_call[target].coverage = by_call[target].coverage or coverage
+                elif isinstance(target, ClassTarget) and target.cls in composition:
+                    covered_classes.setdefault(target.cls, coverage)
+    network = training.network_classes(precision.use.path, precision.use.network, precision.use.anchor.scope)
+    for cls, coverage in covered_classes.items():
+        inside = training.composition(frozenset([cls]))
+        scopes = training.building_scopes(inside)
+        for site in precision.sites:
+            if site.coverage is None and (site.path, site.call.scope) in scopes:
+                site.coverage = coverage
+        if cls in network:
+            if coverage.deliberate_fp32:
+                precision.deliberate_fp32 = True
+            else:
+                precision.levels.append(("O3", coverage.mechanism))
+    # Precision managed by hand: most MatMul layers are cast to float16 with to_float/add_flags_recursive
+    # (the model zoo's BERT with compute_type); the rest is then the author's choice.
+    cast = [s for s in precision.sites if s.coverage is not None and s.coverage.by_cast and not s.coverage.deliberate_fp32]
+    left = [s for s in precision.sites if s.coverage is None]
+    precision.manual = bool(cast) and len(cast) >= len(left) and not precision.has_mixed_precision
+
+
+@dataclass(frozen=True)
+class ClassTarget:
+    """A cast applied to an instance of a class: everything the class builds."""
+
+    cls: ClassRef
+
+
+def _cast_dtype(values: Values, path: str, call: Call) -> Optional[str]:
+    """LOW, FP32 or UNKNOWN_DTYPE for a ``to_float``/``add_flags_recursive`` call, None for any other call."""
+    name = call.method or (call.callee.rsplit(".", 1)[-1] if call.callee.startswith("self.") else "")
+    if name == ms.TO_FLOAT:
+        argument = call.argument("dst_type", 0)
+        return _dtype(values, path, argument, call.scope) if argument is not None else None
+    if name == ms.ADD_FLAGS_RECURSIVE:
+        for flag, dtype in ms.DTYPE_FLAGS.items():
+            value = call.kwargs.get(flag)
+            if value is not None and value.kind == LIT and value.data is True:
+                return FP32 if dtype == ms.FLOAT32 else LOW
+    return None
+
+
+def _dtype(values: Values, path: str, value: Value, scope: int) -> str:
+    found = values.resolve(path, value, scope)
+    dtypes = set()
+    for known in found.values:
+        name = known.value.name if isinstance(known.value, Ref) else ("mindspore." + known.value if isinstance(
+            known.value, str) else "")
+        dtypes.add(ms.dtype_of(name))
+    if not found.complete or not dtypes or None in dtypes:
+        return UNKNOWN_DTYPE
+    if dtypes <= ms.LOW_PRECISION:
+        return LOW
+    if dtypes == {ms.FLOAT32}:
+        return FP32
+    return UNKNOWN_DTYPE
+
+
+def _cast_targets(project: Project, training: Training, path: str, call: Call):
+    """What a cast reaches: a MatMul layer's call ``(path, id)``, or :class:`ClassTarget` s."""
+    if call.callee.startswith("self."):
+        owner = project.owner_class(path, call.scope)
+        if owner is not None:
+            yield ClassTarget(owner)
+        return
+    receiver = call.receiver
+    if receiver is None:
+        return
+    if receiver.kind == CALL:
+        inner = project.python[path].call(receiver.data)
+        if inner is not None and project.qualified(path, inner) in ms.MATMUL_OPS:
+            yield path, inner.id
+            return
+    if receiver.kind == SELF:
+        owner = project.owner_class(path, call.scope)
+        found = project.attribute(owner, receiver.data) if owner is not None else None
+        if found is not None and found[1].kind == CALL:
+            inner = project.python[found[0]].call(found[1].data)
+            if inner is not None and project.qualified(found[0], inner) in ms.MATMUL_OPS:
+                yield found[0], inner.id
+                return
+            if inner is not None and inner.method in ms.RETURNS_SELF:
+                yield from _cast_targets(project, training, found[0], inner)
+    for cls in project.instance_classes(path, training.unwrap(path, receiver), call.scope):
+        yield ClassTarget(cls)
+    if receiver.kind == "param":
+        for caller_path, caller in project.callers((path, call.scope))[:16]:
+            function = project.python[path].scopes[call.scope]
+            if receiver.data not in function.params:
+                continue
+            position = function.params.index(receiver.data) - (1 if function.cls else 0)
+            argument = caller.argument(receiver.data, position if position >= 0 else None)
+            if argument is not None:
+                for cls in project.instance_classes(caller_path, training.unwrap(caller_path, argument), caller.scope):
+                    yield ClassTarget(cls)

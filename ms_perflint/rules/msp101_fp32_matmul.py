@@ -1,0 +1,406 @@
+"""MSP101 fp32-matmul: a training program runs its MatMuls in float32 on Ascend.
+
+Decided per training program, at the level where the user decides: a program
+with no mixed precision at all is reported once, at ``Model(...)`` (or the
+train-step / optimizer construction of a custom loop), naming how many
+MatMul-family layers its network runs in float32 and the largest; a program with
+AMP on is reported per layer only where a layer escapes AMP. The facts live in
+:mod:`ms_perflint.project.precision`.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Set, Tuple
+
+from ms_perflint import catalogue as ms
+from ms_perflint.findings import Fix, FixAvailability, FixSafety, TextEdit
+from ms_perflint.project.training import NetworkUse, Training
+from ms_perflint.rules.base import Invalid, Option, Rule, RuleDocs, Valid
+from ms_perflint.rules.check import Check, append_keyword, replace_value, spelled
+from ms_perflint.project.precision import Coverage, MatmulSite, ProgramPrecision, program_precision
+
+ASCEND_TARGETS = ("910a", "910b", "910c")
+DEFAULT_TARGET = "910b"
+#: A MatMul of at least this many weights (in x out) is worth running in float16; smaller ones
+#: (LeNet's 400x120) are not worth a finding on their own.
+SIGNIFICANT_WEIGHTS = 256 * 256
+PROGRAM_FIX = "Enable mixed precision for the whole network (amp_level=\"O2\")"
+LAYER_FIX = "Run this layer in float16 (.to_float(float16))"
+
+
+class Fp32Matmul(Rule):
+    """Report training programs, and layers escaping AMP, whose MatMuls run in float32 on Ascend."""
+
+    code = "MSP101"
+    name = "fp32-matmul"
+    summary = "A training program runs its MatMul-family layers in float32 on Ascend"
+    fix_availability = FixAvailability.SOMETIMES
+    options = (
+        Option(
+            "ascend-target",
+            DEFAULT_TARGET,
+            "The Ascend chip the code runs on. On 910a (Atlas training series) the default precision mode "
+            "already runs fp32 MatMul in float16, so the rule reports nothing unless the program sets "
+            'precision_mode("must_keep_origin_dtype").',
+            choices=ASCEND_TARGETS,
+        ),
+    )
+    docs = RuleDocs(
+        what_it_does="""
+            Decides, for each program that trains on Ascend, whether its network's MatMul-family layers
+            (`nn.Dense`, `nn.Linear` / `mint.nn.Linear`, `nn.MatMul`, `ops.MatMul`, `ops.BatchMatMul`,
+            `ops.matmul`, `ops.bmm`, `ops.mm`, `mint.*`, `ops.dense`, `x @ y`, `Tensor.matmul`) run in
+            float32, and reports at the level where the user decides:
+
+            - **No mixed precision at all** (no AMP level, no Ascend precision knob, no `to_float` on the
+              network): one finding at `Model(...)` -- or, in a custom loop, at the train-step cell or the
+              optimizer -- naming how many MatMul-family layers run in float32 and the largest. Reported
+              only when the MatMul work matters: at least two MatMul-family sites, one of them of at least
+              256x256 weights or of a size the linter cannot know (an attention product). A CNN whose only
+              MatMul is its classifier, or LeNet's small heads, are not reported.
+            - **AMP on, a layer escapes it:** `amp_level="O1"`/`"auto"` casts only nn.Dense, MatMul,
+              BatchMatMul, bmm and mm (measured on 2.10), so `nn.Linear`, `ops.matmul`, `mint.*`, `@` stay
+              float32; and an operand cast back to float32 right before a MatMul keeps it float32 under any
+              level. Those layers are reported one by one.
+
+            The network is what the program trains: `Model(network, ...)`, the network of a train-step cell
+            (through `WithLossCell`), or the cell whose `trainable_params()` an optimizer receives; and
+            every Cell it builds, across files, through factories and registries.
+        """,
+        why_bad="""
+            The Cube unit of Ascend's AI Core, which does matrix products, is built for float16 and bfloat16.
+            On Atlas A2 (910B) and later, MindSpore's default precision mode is `must_keep_origin_dtype`: a
+            float32 MatMul stays float32 and runs on the Cube at a fraction of its float16 rate (the older
+            guide's "fp32 MatMul runs on AI CPU" describes early software, not A2; CANN's documentation of
+            precision modes and the A2 Cube's fp32 path say it runs on the Cube, slower). On the Atlas
+            training series (910A) the default mode already casts matrix ops to float16; the `ascend-target`
+            option exists for that chip. Mixed precision (`amp_level="O2"` keeps BatchNorm/LayerNorm in
+            float32 and uses dynamic loss scaling) is the documented way to train on Ascend.
+        """,
+        example="""
+            from mindspore.train import Model
+
+            model = Model(net, loss_fn=loss, optimizer=opt)
+            model.train(10, dataset)
+        """,
+        use_instead="""
+            from mindspore.train import Model
+
+            model = Model(net, loss_fn=loss, optimizer=opt, amp_level="O2")
+            model.train(10, dataset)
+        """,
+        fix_safety="""
+            Both fixes are *unsafe*: they change numerics. The program-level fix appends `amp_level="O2"` to
+            `Model(...)` (or replaces an explicit `"O0"`): O2 casts the network to float16 except
+            BatchNorm/LayerNorm and adds dynamic loss scaling. On the CPU backend (tests, laptops) MindSpore
+            2.10 accepts O2 only with `loss_scale_manager=None` or `FixedLossScaleManager(...,
+            drop_overflow_update=False)`. A custom loop gets no automatic fix: wrap the network with
+            `mindspore.amp.auto_mixed_precision(net, "O2")` and add loss scaling. The layer-level fix chains
+            `.to_float(mstype.float16)` on an `nn.Linear` that escapes O1 (spelled with the file's own
+            imports); functional MatMuls and `@` get no fix: cast their operands to float16.
+        """,
+        programs="""
+            Programs that train on Ascend: scripts and notebooks that call `Model.train`/`fit`, build a
+            train-step cell, use a gradient function, or run a mindformers trainer -- and the network they
+            train, wherever it is defined. A program that pins `device_target`/`set_device` to GPU or CPU
+            (in code, argparse defaults, configs or launch scripts) is not an Ascend program; an unknown
+            target counts as Ascend. Cells no training program trains (a module zoo's unused classes, an
+            eval-only converted model, a `__main__` demo) are not reported.
+        """,
+        silent_on="""
+            - programs with mixed precision: an AMP level that casts (`"O1"`, `"O2"`, `"O3"`, `"auto"`) or is
+              not known (read from a config the linter cannot see), an Ascend precision knob
+              (`precision_mode(...)` other than `must_keep_origin_dtype`/`force_fp32`, `matmul_allow_hf32(True)`,
+              `set_context(ascend_config={"precision_mode": ...})`), `to_float(float16)` on the network;
+            - networks whose precision is managed by hand: some layers set to float16 with `to_float`
+              (as the model zoo's BERT does with `compute_type`) -- the rest is the author's choice;
+            - deliberate float32: `to_float(mstype.float32)`, `add_flags_recursive(fp32=True)`,
+              `cast_model_type=mstype.float32`, an explicit `dtype=` on Dense/Linear;
+            - networks whose MatMul work is small: one classifier head, LeNet-sized layers;
+            - networks the linter cannot identify (built by a registry from a name it cannot resolve);
+            - the 910a target, whose default precision mode already casts.
+        """,
+        references=(
+            "https://www.mindspore.cn/tutorials/en/master/beginner/mixed_precision.html",
+            "https://www.mindspore.cn/docs/en/master/api_python/amp/mindspore.amp.auto_mixed_precision.html",
+            "https://www.mindspore.cn/docs/en/master/api_python/device_context/mindspore.device_context.ascend.op_precision.precision_mode.html",
+        ),
+    )
+    valid = (
+        Valid(
+            """
+            import mindspore.nn as nn
+            from mindspore.train import Model
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc1 = nn.Dense(1024, 1024)
+                    self.fc2 = nn.Dense(1024, 10)
+                def construct(self, x):
+                    return self.fc2(self.fc1(x))
+            if __name__ == "__main__":
+                net = Net()
+                Model(net, loss, nn.Adam(net.trainable_params()), amp_level="O2").train(1, data)
+            """,
+            why="AMP O2 covers every MatMul",
+        ),
+        Valid(
+            """
+            import mindspore as ms
+            import mindspore.nn as nn
+            from mindspore.train import Model
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc1 = nn.Dense(1024, 1024)
+                    self.fc2 = nn.Dense(1024, 10)
+                def construct(self, x):
+                    return self.fc2(self.fc1(x))
+            if __name__ == "__main__":
+                ms.set_context(device_target="GPU")
+                net = Net()
+                Model(net, loss, opt).train(1, data)
+            """,
+            why="a GPU program: not Ascend's business",
+        ),
+        Valid(
+            """
+            import mindspore.nn as nn
+            from mindspore.train import Model
+            class LeNet(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc1 = nn.Dense(400, 120)
+                    self.fc2 = nn.Dense(120, 84)
+                    self.fc3 = nn.Dense(84, 10)
+                def construct(self, x):
+                    return self.fc3(self.fc2(self.fc1(x)))
+            if __name__ == "__main__":
+                Model(LeNet(), loss, opt).train(1, data)
+            """,
+            why="small MatMuls: float16 buys little",
+        ),
+        Valid(
+            """
+            import mindspore.nn as nn
+            class Attention(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.qkv = nn.Dense(768, 2304)
+                    self.proj = nn.Dense(768, 768)
+                def construct(self, x):
+                    return self.proj(self.qkv(x))
+            if __name__ == "__main__":
+                print(Attention()(x).shape)
+            """,
+            why="a module's demo: no program trains it",
+        ),
+        Valid(
+            """
+            import mindspore.nn as nn
+            from mindspore.common import dtype as mstype
+            from mindspore.train import Model
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc1 = nn.Dense(1024, 1024).to_float(mstype.float16)
+                    self.fc2 = nn.Dense(1024, 1024)
+                def construct(self, x):
+                    return self.fc2(self.fc1(x))
+            if __name__ == "__main__":
+                Model(Net(), loss, opt).train(1, data)
+            """,
+            why="precision managed by hand: the float32 layer is the author's choice",
+        ),
+        Valid(
+            """
+            import mindspore.nn as nn
+            from mindspore.train import Model
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc1 = nn.Linear(1024, 1024)
+                    self.fc2 = nn.Linear(1024, 1024)
+                def construct(self, x):
+                    return self.fc2(self.fc1(x))
+            def main(args):
+                Model(Net(), loss, opt, amp_level=args.amp_level).train(1, data)
+            if __name__ == "__main__":
+                main(parse())
+            """,
+            why="an AMP level the linter cannot know counts as covering",
+        ),
+    )
+    invalid = (
+        Invalid(
+            """
+            import mindspore.nn as nn
+            from mindspore.train import Model
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc1 = nn.Dense(1024, 1024)
+                    self.fc2 = nn.Dense(1024, 10)
+                def construct(self, x):
+                    return self.fc2(self.fc1(x))
+            if __name__ == "__main__":
+                model = Model(Net(), loss_fn=loss, optimizer=opt)
+                model.train(1, data)
+            """,
+            line=11,
+            column=13,
+            message_contains="2 MatMul-family layers",
+            fixed="""
+            import mindspore.nn as nn
+            from mindspore.train import Model
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc1 = nn.Dense(1024, 1024)
+                    self.fc2 = nn.Dense(1024, 10)
+                def construct(self, x):
+                    return self.fc2(self.fc1(x))
+            if __name__ == "__main__":
+                model = Model(Net(), loss_fn=loss, optimizer=opt, amp_level="O2")
+                model.train(1, data)
+            """,
+        ),
+        Invalid(
+            """
+            import mindspore.nn as nn
+            from mindspore.train import Model
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc1 = nn.Linear(1024, 1024)
+                    self.fc2 = nn.Dense(1024, 10)
+                def construct(self, x):
+                    return self.fc2(self.fc1(x))
+            if __name__ == "__main__":
+                Model(Net(), loss, opt, amp_level="O1").train(1, data)
+            """,
+            line=6,
+            column=20,
+            message_contains="O1",
+            fixed="""
+            import mindspore.nn as nn
+            from mindspore.train import Model
+            import mindspore as ms
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc1 = nn.Linear(1024, 1024).to_float(ms.float16)
+                    self.fc2 = nn.Dense(1024, 10)
+                def construct(self, x):
+                    return self.fc2(self.fc1(x))
+            if __name__ == "__main__":
+                Model(Net(), loss, opt, amp_level="O1").train(1, data)
+            """,
+        ),
+        Invalid(
+            """
+            import mindspore.nn as nn
+            import mindspore.ops as ops
+            class Attention(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.qkv = nn.Dense(768, 2304)
+                def construct(self, x):
+                    q, k, v = ops.split(self.qkv(x), 768, axis=-1)
+                    return ops.matmul(ops.softmax(ops.matmul(q, k.swapaxes(-1, -2))), v)
+            if __name__ == "__main__":
+                net = Attention()
+                step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Adam(net.trainable_params()))
+                for x, y in data:
+                    step(x, y)
+            """,
+            line=12,
+            column=12,
+            message_contains="custom",
+        ),
+    )
+
+    def check(self, check: Check) -> None:
+        project = check.project
+        training = Training(project)
+        reported: Set[Tuple[str, int]] = set()
+        for program in check.ascend_programs():
+            precision = program_precision(check, training, program)
+            if precision is None:
+                continue
+            if check.option("ascend-target", program.entry) == "910a" and not precision.keeps_origin_dtype:
+                continue
+            if precision.has_mixed_precision:
+                self._escaping_layers(check, precision, reported)
+            elif not precision.manual and not precision.deliberate_fp32:
+                self._whole_program(check, precision, reported)
+
+    # --- no mixed precision ----------------------------------------------------------------------
+
+    def _whole_program(self, check: Check, precision: ProgramPrecision, reported: Set[Tuple[str, int]]) -> None:
+        sites = [s for s in precision.sites if s.coverage is None]
+        if not _significant(sites):
+            return
+        use = precision.use
+        key = (use.path, use.anchor.id)
+        if key in reported:
+            return
+        reported.add(key)
+        largest = max(sites, key=lambda s: (s.weights or 0))
+        biggest = f"largest: {largest.describe()}" if largest.weights else f"for example {largest.describe()}"
+        where = "" if use.path == precision.program.entry else f" (trained by {precision.program.entry})"
+        fix = _program_fix(use, precision)
+        switch = 'pass amp_level="O2" (or "O3")' if use.kind == "model" else \
+            'wrap the network with amp.auto_mixed_precision(net, "O2") for this custom training loop'
+        message = (f"{_anchor_name(use)} trains{where} in float32 with no mixed precision: {len(sites)} MatMul-family "
+                   f"layers run in fp32 on the Cube ({biggest}); {switch}")
+        check.report(self.code, use.path, use.anchor, message, fix)
+
+    # --- AMP on, layers escaping it -----------------------------------------------------------------
+
+    def _escaping_layers(self, check: Check, precision: ProgramPrecision, reported: Set[Tuple[str, int]]) -> None:
+        for site in precision.sites:
+            if site.coverage is not None or (site.path, site.call.id) in reported:
+                continue
+            reason = precision.escape_reason(site)
+            if reason is None or (site.weights is not None and site.weights < SIGNIFICANT_WEIGHTS):
+                continue
+            reported.add((site.path, site.call.id))
+            fix = _layer_fix(check, site) if site.kind == "layer" and not site.operand_fp32 else None
+            advice = "chain .to_float(mstype.float16)" if fix is not None else "cast its operands to float16"
+            message = f"{site.describe()} runs in float32 although {reason}; {advice}"
+            check.report(self.code, site.path, site.call, message, fix)
+
+
+def _significant(sites: List[MatmulSite]) -> bool:
+    """Enough MatMul work to matter: two or more sites, one large or of unknown size."""
+    if len(sites) < 2:
+        return False
+    return any(site.weights is None or site.weights >= SIGNIFICANT_WEIGHTS for site in sites)
+
+
+def _anchor_name(use: NetworkUse) -> str:
+    return {"model": "Model(...)", "step": "This train step", "optimizer": "This custom training loop"}[use.kind]
+
+
+def _program_fix(use: NetworkUse, precision: ProgramPrecision) -> Optional[Fix]:
+    if use.kind != "model":
+        return None
+    level = use.anchor.argument(ms.AMP_ENTRIES[ms.MODEL].level.keyword, ms.AMP_ENTRIES[ms.MODEL].level.position)
+    if level is None:
+        if use.anchor.may_pass("amp_level", ms.AMP_ENTRIES[ms.MODEL].level.position):
+            return None
+        return append_keyword(use.anchor, "amp_level", '"O2"', FixSafety.UNSAFE, PROGRAM_FIX)
+    if level.kind == "lit" and isinstance(level.data, str) and level.data.upper() == "O0":
+        return replace_value(level, level.text.replace("O0", "O2").replace("o0", "O2"), FixSafety.UNSAFE, PROGRAM_FIX)
+    return None
+
+
+def _layer_fix(check: Check, site: MatmulSite) -> Optional[Fix]:
+    facts = check.project.python[site.path]
+    spelling, imports = spelled(facts, ms.FLOAT16)
+    edit = TextEdit(site.call.end, site.call.end, f".to_float({spelling})")
+    return Fix(FixSafety.UNSAFE, LAYER_FIX, (edit, *imports))
+
+
+__all__ = ["Fp32Matmul", "Coverage"]

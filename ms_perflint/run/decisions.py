@@ -1,0 +1,77 @@
+"""The decisions of a project, kept between runs: a re-run of an unchanged project decides nothing.
+
+The rules' raw findings for every file of a project depend only on the project's
+files (the index digest), the rules that ran, each file's settings and the tool
+itself. They are stored in ``decisions-<root hash>.json`` in the cache folder under
+a key made of those; a run that finds the same key reads them back instead of
+loading every file's facts and running the rules. One file per project, rewritten
+when the key changes, so the cache does not grow. An entry that does not read back
+whole is a miss.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import sys
+from typing import Dict, Iterable, List, Optional
+
+from ms_perflint import __version__
+from ms_perflint.findings import Finding
+
+FORMAT = 1
+
+
+@functools.lru_cache(maxsize=None)
+def tool_fingerprint() -> str:
+    """A hash of everything about the tool that can change a decision: version, Python, the package's sources."""
+    folder = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    digest = hashlib.sha256(f"ms-perflint {__version__} {FORMAT} {sys.version_info[:2]}".encode())
+    for parent, subfolders, names in os.walk(folder):
+        subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
+        for name in sorted(names):
+            if name.endswith(".py"):
+                digest.update(os.path.relpath(os.path.join(parent, name), folder).encode() + b"\0")
+                with open(os.path.join(parent, name), "rb") as handle:
+                    digest.update(handle.read() + b"\0")
+    return digest.hexdigest()
+
+
+def key(index_digest: str, rule_codes: Iterable[str], settings_keys: Iterable[str]) -> str:
+    """The key of a project's decisions."""
+    parts = [tool_fingerprint(), index_digest, ",".join(sorted(rule_codes)), *sorted(set(settings_keys))]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def _path(folder: str, root: str) -> str:
+    name = hashlib.sha256(root.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return os.path.join(folder, f"decisions-{FORMAT}-{name}.json")
+
+
+def load(folder: Optional[str], root: str, wanted: str) -> Optional[Dict[str, List[Finding]]]:
+    """The stored decisions for ``wanted`` (a :func:`key`), or None."""
+    if folder is None:
+        return None
+    try:
+        with open(_path(folder, root), encoding="utf-8") as handle:
+            data = json.load(handle)
+        if data.get("key") != wanted:
+            return None
+        return {str(path): [Finding.from_json(item) for item in items] for path, items in data["findings"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return None
+
+
+def store(folder: Optional[str], root: str, wanted: str, findings: Dict[str, List[Finding]]) -> None:
+    """Keep a project's decisions; a cache that cannot be written is no error."""
+    if folder is None:
+        return
+    from ms_perflint.project.index import _write_json
+
+    payload = {"key": wanted, "findings": {path: [f.to_json() for f in items] for path, items in findings.items()}}
+    try:
+        _write_json(_path(folder, root), payload)
+    except OSError:
+        pass

@@ -1,0 +1,191 @@
+"""Analysing many files at once: worker processes that cannot take the run down with them.
+
+:class:`Extractor` is what a project index calls with the files it must (re)analyse.
+Few files are analysed in this process; many are spread over forked workers (one per
+:data:`FILES_PER_WORKER` files, at most one per core). Workers die with the parent
+(``PR_SET_PDEATHSIG`` on Linux) and never outlive a run. A file that kills its
+worker (a crash in the native parser, the memory killer) does not end the run: the
+files still pending are analysed again, each in a process of its own, so the one that
+crashes is named in its own error and every other file gets its facts.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from ms_perflint.findings import FileError
+
+#: Files per worker below which another worker is not worth its start-up.
+FILES_PER_WORKER = 8
+#: How long one file may take in an isolated process before it is given up on (seconds).
+ISOLATED_TIMEOUT = 300
+
+Job = Tuple[str, str, str]
+
+
+def available_cores() -> int:
+    """Cores this process may run on (respects CPU affinity, as in containers and CI)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def auto_jobs(file_count: int) -> int:
+    """``--jobs`` auto: one worker per :data:`FILES_PER_WORKER` files, at most one per core, at least one."""
+    return max(1, min(available_cores(), file_count // FILES_PER_WORKER))
+
+
+class Extractor:
+    """Analyse index jobs ``(relative, path, kind)`` into records, in the jobs' order."""
+
+    def __init__(self, jobs: int = 0, max_size: Optional[int] = None,
+                 progress: Optional[Callable[[int, int], None]] = None, overlay: Optional[Dict[str, bytes]] = None) -> None:
+        self.jobs = jobs
+        self.max_size = max_size
+        self.progress = progress
+        self.overlay = overlay or {}
+
+    def __call__(self, jobs: Sequence[Job]) -> list:
+        from ms_perflint.project.index import extract_record
+
+        workers = min(len(jobs), self.jobs if self.jobs else auto_jobs(len(jobs)))
+        if workers <= 1 or len(jobs) < 2:
+            records = []
+            for done, (relative, path, kind) in enumerate(jobs, start=1):
+                records.append(extract_record(relative, path, kind, self.max_size, self.overlay.get(os.path.abspath(path))))
+                self._report(done, len(jobs))
+            return records
+        return self._in_pool(jobs, workers)
+
+    def _report(self, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress(done, total)
+
+    def _in_pool(self, jobs: Sequence[Job], workers: int) -> list:
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures.process import BrokenProcessPool
+
+        # Largest files first, so no worker is left with a big file at the end; order is restored below.
+        order = sorted(range(len(jobs)), key=lambda i: -_size(jobs[i][1]))
+        records: List[object] = [None] * len(jobs)
+        executor = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_start_worker,
+                                       initargs=(self.max_size,))
+        broken = False
+        finished = False
+        try:
+            futures = {executor.submit(_work, jobs[i]): i for i in order}
+            done = 0
+            for future in as_completed(futures):
+                try:
+                    records[futures[future]] = future.result()
+                except BrokenProcessPool:
+                    broken = True
+                    continue
+                done += 1
+                self._report(done, len(jobs))
+            finished = True
+        finally:
+            _shutdown(executor, kill=not finished)
+        if broken:
+            for index, record in enumerate(records):
+                if record is None:
+                    records[index] = _isolated(jobs[index], self.max_size)
+        return records
+
+
+# --- the workers --------------------------------------------------------------------------------
+
+_WORKER: Dict[str, object] = {}
+
+
+def _start_worker(max_size: Optional[int]) -> None:
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what an interrupt means
+    _WORKER["max_size"] = max_size
+
+
+def _work(job: Job):
+    from ms_perflint.project.index import extract_record
+
+    relative, path, kind = job
+    return extract_record(relative, path, kind, _WORKER.get("max_size"))  # type: ignore[arg-type]
+
+
+def _isolated(job: Job, max_size: Optional[int]):
+    """Analyse one file in a process of its own; a crash becomes that file's error."""
+    import multiprocessing
+
+    from ms_perflint.project.index import IndexedFile
+
+    context = _context()
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(target=_isolated_main, args=(job, max_size, sender), daemon=True)
+    process.start()
+    sender.close()
+    record = None
+    if receiver.poll(ISOLATED_TIMEOUT):
+        try:
+            record = receiver.recv()
+        except (EOFError, OSError):
+            record = None
+    process.join(1)
+    if process.is_alive():
+        process.kill()
+        process.join()
+    if record is None:
+        code = process.exitcode
+        why = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+        error = FileError("Crash", f"analysing this file crashed its worker process ({why}); the file was skipped")
+        return IndexedFile(job[2], _size(job[1]), 0, f"crash:{job[0]}", error=error)
+    del multiprocessing
+    return record
+
+
+def _isolated_main(job: Job, max_size: Optional[int], sender) -> None:
+    _die_with_parent()
+    from ms_perflint.project.index import extract_record
+
+    sender.send(extract_record(job[0], job[1], job[2], max_size))
+    sender.close()
+
+
+def _die_with_parent() -> None:
+    """Ask the kernel to kill this process when its parent dies (Linux); elsewhere nothing."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
+        if os.getppid() == 1:  # the parent died before the call
+            os._exit(1)
+    except (OSError, AttributeError):
+        pass
+
+
+def _shutdown(executor, kill: bool) -> None:
+    """Stop the pool; with ``kill`` (an interrupt, an error) at once: the workers are killed, not waited for."""
+    if kill:
+        for process in list((getattr(executor, "_processes", None) or {}).values()):
+            if process.is_alive():
+                process.kill()
+    executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _context():
+    """fork where it is safe (Linux): workers inherit the loaded package; spawn elsewhere."""
+    import multiprocessing
+
+    return multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0

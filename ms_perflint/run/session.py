@@ -1,0 +1,217 @@
+"""A session: what one run -- or a long-running process such as the editor server -- knows.
+
+It resolves each file's configuration (the nearest config at or above the file,
+or the one ``--config``/``--isolated`` names), finds each file's project, keeps
+the project indexes, and checks files: index the project (only changed files are
+analysed; many are spread over worker processes), build the project model, run
+the rules once per project, and finish each requested file's findings.
+
+Nothing here is process-wide: a long-running process calls :meth:`Session.forget`
+(or makes a new session) to see changes it was not told about.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from ms_perflint.findings import FileError, FileResult
+from ms_perflint.settings import Settings
+
+
+@dataclass
+class SessionOptions:
+    """How a session checks: the command line's choices."""
+
+    #: The one configuration to use for every file (``--config``/``--isolated``); None: the nearest per file.
+    config: object = None
+    #: Settings fields given on the command line (``--select`` ...), applied over every file's configuration.
+    overrides: Dict[str, object] = field(default_factory=dict)
+    #: Where project indexes are kept; None keeps them in memory (``--no-cache``).
+    cache_folder: Optional[str] = None
+    #: Worker processes for analysing files (0: automatic).
+    jobs: int = 0
+    #: Check files with their project (None: as the configuration says).
+    project: Optional[bool] = None
+    #: Folders given on the command line: the project of files under one that has no project marker.
+    fallback_roots: Tuple[str, ...] = ()
+    #: ``progress(done, total)`` while files are analysed (the CLI's progress line).
+    progress: Optional[Callable[[int, int], None]] = None
+
+
+class Session:
+    """Checks files; remembers configurations and project indexes until told to forget them."""
+
+    def __init__(self, options: Optional[SessionOptions] = None) -> None:
+        self.options = options or SessionOptions()
+        self._indexes: Dict[str, object] = {}
+        self._settings: Dict[str, Settings] = {}
+        #: Texts that replace files on disk (an editor's unsaved buffer, a fix in progress), by absolute path.
+        self.overlay: Dict[str, bytes] = {}
+
+    # --- configuration ----------------------------------------------------------------------------
+
+    def config_for(self, path: str):
+        """The configuration that applies to ``path``."""
+        from ms_perflint.config import config_for_file
+
+        return self.options.config if self.options.config is not None else config_for_file(path)
+
+    def settings_for(self, path: str) -> Settings:
+        """The settings that apply to ``path`` (its configuration, then the command line's flags)."""
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder not in self._settings:
+            settings = self.config_for(path).settings(**self.options.overrides)
+            if self.options.project is not None:
+                from dataclasses import replace
+
+                settings = replace(settings, project=self.options.project)
+            self._settings[folder] = settings
+        return self._settings[folder]
+
+    def forget(self) -> None:
+        """Drop what was learnt (indexes, configurations): the next check reads everything again."""
+        from ms_perflint.config import config_for_folder
+
+        self._indexes.clear()
+        self._settings.clear()
+        config_for_folder.cache_clear()
+
+    # --- projects --------------------------------------------------------------------------------
+
+    def root_for(self, path: str) -> Optional[str]:
+        """The project root ``path`` is checked with, or None for a project of that one file."""
+        from ms_perflint.project.roots import find_root
+
+        if path in ("", "-") or not self.settings_for(path).project:
+            return None
+        root = find_root(path)
+        if root is not None:
+            return root
+        absolute = os.path.abspath(path)
+        for fallback in self.options.fallback_roots:
+            fallback = os.path.abspath(fallback)
+            if absolute == fallback or absolute.startswith(fallback.rstrip(os.sep) + os.sep):
+                return fallback
+        return None
+
+    def index(self, root: str):
+        """The project index of ``root``, refreshed on first use in this session."""
+        from ms_perflint.project.index import ProjectIndex
+        from ms_perflint.run.pool import Extractor
+
+        if root not in self._indexes:
+            limit = self.settings_for(os.path.join(root, "_")).max_file_size
+            index = ProjectIndex(root, self.options.cache_folder, limit)
+            index.refresh(Extractor(self.options.jobs, limit, self.options.progress, self.overlay))
+            self._indexes[root] = index
+        return self._indexes[root]
+
+    # --- checking ----------------------------------------------------------------------------------
+
+    def check(self, paths: Sequence[str]) -> List[FileResult]:
+        """Check files; results come back in the order of ``paths``."""
+        groups: Dict[Optional[str], List[str]] = {}
+        for path in paths:
+            groups.setdefault(self.root_for(path), []).append(path)
+        results: Dict[str, FileResult] = {}
+        for root, members in groups.items():
+            if root is None:
+                results.update((path, self.check_alone(path)) for path in members)
+            else:
+                results.update(self._check_project(root, members))
+        return [results[path] for path in paths]
+
+    def _check_project(self, root: str, members: Sequence[str]) -> Dict[str, FileResult]:
+        from ms_perflint.run.lint import enabled_union
+
+        index = self.index(root)
+        self._apply_overlay(index)
+        settings_for = lambda relative: self.settings_for(index.absolute(relative))  # noqa: E731
+        rules = enabled_union(self.settings_for(path) for path in members)
+        raw = self._decisions(index, rules, settings_for)
+        results: Dict[str, FileResult] = {}
+        for path in members:
+            relative = index.relative(path)
+            record = index.files.get(relative) if relative is not None else None
+            if record is None:
+                results[path] = self.check_alone(path)
+                continue
+            results[path] = self._finish(path, record.kind, record.error, raw.get(relative, []))
+        return results
+
+    def _decisions(self, index, rules, settings_for):
+        """The rules' raw findings for the project: stored ones when nothing changed, else decided afresh."""
+        from ms_perflint.project.model import Project
+        from ms_perflint.run import decisions
+        from ms_perflint.run.lint import decide
+
+        folders = {relative.rpartition("/")[0] for relative in index.files}
+        settings_keys = [settings_for(f"{folder}/_" if folder else "_").cache_key() for folder in folders]
+        cache = self.options.cache_folder if not self.overlay else None
+        wanted = decisions.key(index.digest(), [rule.code for rule in rules], settings_keys)
+        stored = decisions.load(cache, index.root, wanted)
+        if stored is not None:
+            return stored
+        raw = decide(Project(index.root, index.facts()), settings_for, rules)
+        decisions.store(cache, index.root, wanted, raw)
+        return raw
+
+    def _apply_overlay(self, index) -> None:
+        """Files whose text this session holds (an editor buffer, a fix in progress) replace the disk."""
+        from ms_perflint.project.index import extract_record
+        from ms_perflint.sources import kind_of
+
+        for path, data in self.overlay.items():
+            relative = index.relative(path)
+            kind = kind_of(path)
+            if relative is not None and kind is not None:
+                index.put(relative, extract_record(relative, path, kind, index.max_size, data=data))
+
+    def _finish(self, path: str, kind: str, error: Optional[FileError], raw) -> FileResult:
+        from ms_perflint.run.lint import finish
+        from ms_perflint.sources import YAML, load_unit
+
+        result = FileResult(path, kind=kind, error=error)
+        data = self.read(path)
+        if isinstance(data, FileError):
+            result.error = result.error or data
+            return result
+        unit = load_unit(path, data, kind, None)
+        result.source = unit.source
+        result.notices = list(unit.notices)
+        result.virtual_text = unit.text if unit.virtual is not None else None  # type: ignore[attr-defined]
+        if raw and unit.error is None:
+            finish(result, raw, self.settings_for(path), unit.text, unit.virtual, is_yaml=kind == YAML)
+        return result
+
+    def check_alone(self, path: str) -> FileResult:
+        """Check one file as a project of its own."""
+        from ms_perflint.analysis import module_name
+        from ms_perflint.project.index import extract_record
+        from ms_perflint.project.model import Project
+        from ms_perflint.run.lint import decide, enabled_rules
+        from ms_perflint.sources import PYTHON, kind_of
+
+        kind = kind_of(path) or PYTHON
+        name = os.path.basename(path) or "stdin.py"
+        settings = self.settings_for(path)
+        data = self.read(path)
+        if isinstance(data, FileError):
+            return FileResult(path, kind=kind, error=data)
+        record = extract_record(name, path, kind, settings.max_file_size, data=data)
+        if record.facts is None:
+            return self._finish(path, kind, record.error, [])
+        raw = decide(Project("", {name: record.facts}), lambda _: settings, enabled_rules(settings))
+        del module_name
+        return self._finish(path, kind, record.error, raw.get(name, []))
+
+    def read(self, path: str):
+        """The bytes of ``path`` (the overlay's when this session holds a text for it)."""
+        from ms_perflint.sources import read_bytes
+
+        absolute = os.path.abspath(path)
+        if absolute in self.overlay:
+            return self.overlay[absolute]
+        return read_bytes(path)
