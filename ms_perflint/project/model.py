@@ -584,15 +584,15 @@ class Project:
         qualified = self.qualified(path, call)
         if qualified:
             return qualified
-        if call.callee.split(".", 1)[0] in ms.MINDSPORE_PACKAGES:
-            return ms.canonical_name(call.callee)  # the linted package's own API (mindformers.Trainer in mindformers)
         symbol = self.callee(path, call)
         if symbol is not None and symbol.kind == "function":
             facts = self.python[symbol.path]
             for returned in facts.scopes[facts.functions[symbol.name]].returns:
                 found = self.made_by(symbol.path, returned, depth + 1)
                 if found:
-                    return found
+                    return found  # a factory of the linted package (mindcv's create_trainer returns a Model)
+        if call.callee.split(".", 1)[0] in ms.MINDSPORE_PACKAGES:
+            return ms.canonical_name(call.callee)  # the linted package's own API (mindformers.Trainer in mindformers)
         return ""
 
     def making_call(self, path: str, value: Optional[Value], wanted: str, depth: int = 0) -> Optional[Tuple[str, Call]]:

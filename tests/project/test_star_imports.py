@@ -66,3 +66,15 @@ def test_star_imports_survive_the_json_round_trip():
     assert facts.star_imports == ["pkg.factory", "pkg.helpers"]
     restored = facts_from_json(facts.to_json())
     assert isinstance(restored, PythonFacts) and restored.star_imports == facts.star_imports
+
+
+def test_a_factory_of_a_linted_mindspore_family_package_is_followed_to_what_it_returns():
+    # mindcv linted as a project: ``mindcv.utils.create_trainer`` returns a Model.
+    files = {path.replace("pkg", "mindcv"): code.replace("pkg", "mindcv") for path, code in FILES.items()}
+    analysed = {}
+    for path, code in files.items():
+        text = textwrap.dedent(code).lstrip("\n")
+        analysed[path] = analyse(Unit(path, PYTHON, text, SourceText(text)), module_name(path),
+                                 path.endswith("__init__.py"))
+    model = Project("", analysed)
+    assert [p.entry for p in model.training_programs()] == ["train.py"]
