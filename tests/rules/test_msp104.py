@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import textwrap
 from pathlib import Path
 from typing import Dict, List, Tuple
@@ -459,7 +460,7 @@ def test_mindcv_like_configs_are_decided_one_by_one():
     assert found == {"configs/resnet/resnet_50_ascend.yaml": [(3, 14, True)]}
 
 
-def test_mindcv_like_fix_rewrites_only_the_scalar(tmp_path):
+def test_mindcv_like_fix_rewrites_only_the_scalar():
     source = (PROJECTS / "msp104_mindcv_like" / "configs/resnet/resnet_50_ascend.yaml").read_text()
     result = check_text(source, "configs/resnet/resnet_50_ascend.yaml", Settings(), rules=RULE)
     assert result.findings == []  # alone, no training program uses the config
@@ -561,8 +562,6 @@ def test_yaml_naming_resnet50_for_a_variant_the_program_builds_is_silent(tmp_pat
 
 def test_yaml_naming_another_network_is_silent_even_when_a_resnet50_reads_it(tmp_path):
     root = tmp_path / "zoo"
-    import shutil
-
     shutil.copytree(PROJECTS / "msp104_zoo_like", root)
     config = root / "config" / "resnet50_imagenet2012_config.yaml"
     config.write_text(config.read_text().replace('net_name: "resnet50"', 'net_name: "resnet18"'))
