@@ -379,6 +379,11 @@ WEIGHT_LOADERS = frozenset(
         "from_pretrained",
     )
 )
+#: Where the weight loaders that read a file take its path (by last name); an empty path loads nothing.
+LOADER_PATHS: Dict[str, Param] = {
+    "load_checkpoint": Param("ckpt_file_name", 0), "load_checkpoint_async": Param("ckpt_file_name", 0),
+    "load_model_checkpoint": Param("checkpoint_path", 1),
+}
 #: Calls that read, copy, list or upload a file (last names): a save followed by one must finish first.
 FILE_READERS = frozenset(
     ("copy", "copyfile", "copy2", "copytree", "move", "listdir", "scandir", "glob", "upload", "copy_parallel",
@@ -403,6 +408,8 @@ MINDCV_SIGNATURES: Dict[str, Dict[str, Param]] = {
 }
 #: Keys whose value names the network in configs (``model: resnet50``, ``backbone: {type: ResNet50}``).
 MODEL_KEYS = frozenset(("model", "model_name", "arch", "network", "net", "net_name", "backbone", "type", "name"))
+#: Keys (and mapping names) that name a network used as a feature extractor of a larger one, not trained with its head.
+BACKBONE_KEYS = frozenset(("backbone",))
 #: Config keys that *load* weights (a 1000-class checkpoint must still load); save keys do not count.
 LOAD_KEYS = frozenset(
     ("pretrained", "pretrained_ckpt", "pretrain_ckpt", "pre_trained", "ckpt_path", "checkpoint_path",
@@ -411,6 +418,8 @@ LOAD_KEYS = frozenset(
 )
 #: Keywords of a builder that drop or replace the classification head (a feature extractor).
 HEADLESS_KEYWORDS = frozenset(("features_only", "include_top", "with_head", "return_features"))
+#: Of those, the ones that keep the head when true (``include_top=False`` drops it; ``features_only=True`` does).
+HEAD_KEEPING_KEYWORDS = frozenset(("include_top", "with_head"))
 
 # --- profiling and AutoTune (MSP105) -------------------------------------------------------
 

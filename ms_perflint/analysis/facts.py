@@ -348,6 +348,8 @@ class PythonFacts:
     constants: Dict[str, Value] = field(default_factory=dict)
     #: Where an import statement can be inserted: (offset, text to put before it, the file's line break).
     import_insert: Tuple[int, str, str] = (0, "", "\n")
+    #: Modules this file star-imports (``from .models import *``): their names are its names too.
+    star_imports: List[str] = field(default_factory=list)
 
     def scope_calls(self) -> Dict[int, List[Call]]:
         """Calls grouped by scope index."""
@@ -370,7 +372,7 @@ class PythonFacts:
             "scopes": [s.to_json() for s in self.scopes], "calls": [c.to_json() for c in self.calls],
             "loops": [l.to_json() for l in self.loops], "config": [c.to_json() for c in self.config],
             "constants": {k: v.to_json() for k, v in self.constants.items()},
-            "import_insert": list(self.import_insert),
+            "import_insert": list(self.import_insert), "star": self.star_imports,
         }
 
     @classmethod
@@ -383,7 +385,7 @@ class PythonFacts:
             scopes=[Scope.from_json(s) for s in data["scopes"]], calls=[Call.from_json(c) for c in data["calls"]],
             loops=[Loop.from_json(l) for l in data["loops"]], config=[ConfigEntry.from_json(c) for c in data["config"]],
             constants={k: Value.from_json(v) for k, v in data["constants"].items()},
-            import_insert=(offset, before, newline),
+            import_insert=(offset, before, newline), star_imports=list(data.get("star", [])),
         )
 
 

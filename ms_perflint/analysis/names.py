@@ -48,6 +48,8 @@ class Names:
         #: Absolute modules and names imported anywhere in the file.
         self.imported: List[str] = []
         self.imports_mindspore = False
+        #: Modules whose names ``from module import *`` brings in, in source order.
+        self.star: List[str] = []
 
     def bind_import(self, node: cst.Import) -> None:
         """``import a.b`` binds ``a``; ``import a.b as c`` binds ``c`` to ``a.b``."""
@@ -68,6 +70,7 @@ class Names:
             return
         self._note(base)
         if isinstance(node.names, cst.ImportStar):
+            self.star.append(base)
             return
         for alias in node.names:
             name = dotted_name(alias.name) or ""

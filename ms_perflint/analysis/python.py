@@ -656,6 +656,7 @@ class _Collector(cst.CSTVisitor):
         facts.imports_mindspore = self.names.imports_mindspore
         facts.imports = sorted(set(self.names.imported))
         facts.aliases = {k: v for k, v in self.names.table.items() if k not in self.names.local}
+        facts.star_imports = list(self.names.star)
         self._resolve_positions()
         return facts
 

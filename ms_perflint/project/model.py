@@ -170,7 +170,30 @@ class Project:
             return Symbol(path, head, "class") if len(rest) == 1 else Symbol(path, ".".join(rest), "attribute")
         if head in facts.aliases:
             return self.resolve(".".join([facts.aliases[head], *rest[1:]]), path, depth + 1)
+        if head not in facts.constants:
+            for module in facts.star_imports:
+                source = self.module_file(module, path)
+                if source is not None and source != path and self._defines(source, head, depth + 1):
+                    return self.resolve(".".join([module, *rest]), path, depth + 1)
         return Symbol(path, ".".join(rest), "variable")
+
+    def _defines(self, path: str, name: str, depth: int) -> bool:
+        """Does the module define or import ``name`` at its top level (also through its own star imports)?"""
+        seen: Set[str] = set()
+        stack = [path]
+        while stack and len(seen) <= 256:
+            current = stack.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            facts = self.python[current]
+            cls = facts.classes.get(name)
+            if name in facts.functions or name in facts.aliases or name in facts.constants or (
+                    cls is not None and facts.scopes[cls.scope].parent == 0):
+                return True
+            stack.extend(source for source in (self.module_file(m, current) for m in facts.star_imports)
+                         if source is not None)
+        return False
 
     def class_facts(self, ref: ClassRef) -> Optional[ClassFacts]:
         facts = self.python.get(ref[0])
@@ -561,15 +584,15 @@ class Project:
         qualified = self.qualified(path, call)
         if qualified:
             return qualified
-        if call.callee.split(".", 1)[0] in ms.MINDSPORE_PACKAGES:
-            return ms.canonical_name(call.callee)  # the linted package's own API (mindformers.Trainer in mindformers)
         symbol = self.callee(path, call)
         if symbol is not None and symbol.kind == "function":
             facts = self.python[symbol.path]
             for returned in facts.scopes[facts.functions[symbol.name]].returns:
                 found = self.made_by(symbol.path, returned, depth + 1)
                 if found:
-                    return found
+                    return found  # a factory of the linted package (mindcv's create_trainer returns a Model)
+        if call.callee.split(".", 1)[0] in ms.MINDSPORE_PACKAGES:
+            return ms.canonical_name(call.callee)  # the linted package's own API (mindformers.Trainer in mindformers)
         return ""
 
     def making_call(self, path: str, value: Optional[Value], wanted: str, depth: int = 0) -> Optional[Tuple[str, Call]]:

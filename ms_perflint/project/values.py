@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, CFG, LIT, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value
-from ms_perflint.project.model import MAX_DEPTH, ClassRef, Program, Project, Where, where
+from ms_perflint.analysis.facts import CALL, CFG, CLASS, LIT, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value
+from ms_perflint.project.model import MAX_DEPTH, ClassRef, Program, Project, ScopeRef, Where, where
 
 #: Folders of entry scripts whose configs live one level up (``tools/train.py`` reads ``configs/``).
 SCRIPT_FOLDERS = frozenset(("scripts", "script", "tools", "tool", "bin", "src", "examples"))
@@ -113,25 +113,31 @@ class Values:
     def __init__(self, project: Project) -> None:
         self.project = project
         self._configs: Dict[str, Dict[str, List[Known]]] = {}
+        self._live: Dict[str, Set[ScopeRef]] = {}
+        self._scope_calls: Dict[str, Dict[int, List[Call]]] = {}
 
     # --- resolving ------------------------------------------------------------------------------
 
-    def resolve(self, path: str, value: Optional[Value], scope: int = 0, depth: int = 0) -> Resolution:
-        """The literals ``value`` (read in ``path``, in ``scope``) may take."""
+    def resolve(self, path: str, value: Optional[Value], scope: int = 0, depth: int = 0,
+                program: Optional[Program] = None) -> Resolution:
+        """The literals ``value`` (read in ``path``, in ``scope``) may take.
+
+        With ``program``, only what that program runs counts: the callers it makes, the configs it reads.
+        """
         if value is None or depth > MAX_DEPTH:
             return unknown()
-        return self._resolve(path, value, scope, depth).through(value.via)
+        return self._resolve(path, value, scope, depth, program).through(value.via)
 
-    def _resolve(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
+    def _resolve(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program]) -> Resolution:
         kind = value.kind
         if kind == LIT:
             return Resolution([Known(value.data, where(path, value), "literal", value.via)])
         if kind == REF:
-            return self._reference(path, value, depth)
+            return self._reference(path, value, depth, program)
         if kind == CFG:
-            return self._config(path, value, scope, depth)
+            return self._config(path, value, scope, depth, program)
         if kind == PARAM:
-            return self._parameter(path, value, scope, depth)
+            return self._parameter(path, value, scope, depth, program)
         if kind == SELF:
             owner = self.project.owner_class(path, scope)
             found = self.project.attribute(owner, value.data) if owner is not None else None
@@ -140,24 +146,25 @@ class Values:
             facts = self.project.python[found[0]]
             cls = facts.classes[owner[1]] if owner[0] == found[0] and owner[1] in facts.classes else None
             init = cls.methods.get("__init__", 0) if cls is not None else 0
-            return self.resolve(found[0], found[1], init, depth + 1).through(value.data)
+            return self.resolve(found[0], found[1], init, depth + 1, program=program).through(value.data)
         if kind == OP:
-            return self._operation(path, value, scope, depth)
+            return self._operation(path, value, scope, depth, program)
         return unknown()
 
-    def _reference(self, path: str, value: Value, depth: int) -> Resolution:
+    def _reference(self, path: str, value: Value, depth: int, program: Optional[Program]) -> Resolution:
         symbol = self.project.resolve(value.data, path)
         if symbol is None:
             return Resolution([Known(Ref(value.data), where(path, value), "name", value.via)])
         facts = self.project.python[symbol.path]
         if symbol.kind == "variable" and symbol.name in facts.constants:
-            return self.resolve(symbol.path, facts.constants[symbol.name], 0, depth + 1).through(symbol.name)
+            constant = facts.constants[symbol.name]
+            return self.resolve(symbol.path, constant, 0, depth + 1, program=program).through(symbol.name)
         if symbol.kind in ("variable", "attribute") and "." in symbol.name:
             key = symbol.name.rsplit(".", 1)[1]
-            return self.config_values_for(symbol.path, key).through(key)
+            return self.config_values_for(symbol.path, key, program).through(key)
         return unknown()
 
-    def _config(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
+    def _config(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program]) -> Resolution:
         """``obj.key``: the attribute of a project object when the object is known, else the configs' ``key``."""
         key = value.data
         owner = value.parts[0] if value.parts else None
@@ -168,20 +175,20 @@ class Values:
             if constant.kind == CALL:
                 call = facts.call(constant.data)
                 if call is not None and call.kwargs.get(key) is not None:
-                    return self.resolve(path, call.kwargs[key], 0, depth + 1).through(key)
-        found = self._instance_attribute(path, value, owner, scope, depth)
+                    return self.resolve(path, call.kwargs[key], 0, depth + 1, program=program).through(key)
+        found = self._instance_attribute(path, value, owner, scope, depth, program)
         if found is not None and found.complete:
             return found.through(key)
-        configured = self.config_values_for(path, key)
+        configured = self.config_values_for(path, key, program)
         if found is not None:
             found.add(configured)
             return found.through(key)
         if not configured.values and len(value.parts) > 1:
-            return self.resolve(path, value.parts[1], scope, depth + 1)  # cfg.get("key", default)
+            return self.resolve(path, value.parts[1], scope, depth + 1, program=program)  # cfg.get("key", default)
         return configured.through(key)
 
     def _instance_attribute(self, path: str, value: Value, owner: Optional[Value], scope: int,
-                            depth: int) -> Optional[Resolution]:
+                            depth: int, program: Optional[Program] = None) -> Optional[Resolution]:
         """``config.vocab_size`` where ``config`` is an instance of a project class: what its class sets.
 
         The root (a parameter, ``self.<attr>`` or a module constant) is followed to the
@@ -199,7 +206,7 @@ class Values:
             if found is None:
                 continue
             file, attribute, init = found
-            resolved = self.resolve(file, attribute, init, depth + 1)
+            resolved = self.resolve(file, attribute, init, depth + 1, program=program)
             if result is None:
                 result = resolved
             else:
@@ -267,7 +274,8 @@ class Values:
             if facts is not None and name in facts.class_attrs:
                 return current[0], facts.class_attrs[name], facts.scope
         return None
-    def _parameter(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
+    def _parameter(self, path: str, value: Value, scope: int, depth: int,
+                   program: Optional[Program]) -> Resolution:
         facts = self.project.python[path]
         if not 0 <= scope < len(facts.scopes):
             return unknown()
@@ -283,10 +291,12 @@ class Values:
             position -= 1
         default = function.defaults.get(name)
         callers = self.project.callers((path, scope))
+        if program is not None:
+            callers = [(p, c) for p, c in callers if program.reaches(p, c.scope)]
         if not callers:
             if default is None:
                 return unknown()
-            found = self.resolve(path, default, function.parent, depth + 1)
+            found = self.resolve(path, default, function.parent, depth + 1, program=program)
             return Resolution([replace(k, source="default", via=k.via or name) for k in found.values],
                               found.complete).through(name)
         result = Resolution()
@@ -296,36 +306,37 @@ class Values:
                 if call.may_pass(name, position):
                     result.complete = False
                 elif default is not None:
-                    found = self.resolve(path, default, function.parent, depth + 1)
+                    found = self.resolve(path, default, function.parent, depth + 1, program=program)
                     result.add(found.passed_by(caller_path, call.scope))
                 else:
                     result.complete = False
                 continue
-            result.add(self.resolve(caller_path, argument, call.scope, depth + 1).passed_by(caller_path, call.scope))
+            found = self.resolve(caller_path, argument, call.scope, depth + 1, program=program)
+            result.add(found.passed_by(caller_path, call.scope))
         if len(callers) > 64:
             result.complete = False
         return result.through(name)
 
-    def _operation(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
+    def _operation(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program]) -> Resolution:
         op = value.data
         if op == "ifexp":
             result = Resolution()
             for part in value.parts[1:]:
-                result.add(self.resolve(path, part, scope, depth + 1))
+                result.add(self.resolve(path, part, scope, depth + 1, program=program))
             return result
         if op in ("==", "!=", "not", "and", "or") and value.parts:
-            return self._logic(path, value, scope, depth)
+            return self._logic(path, value, scope, depth, program)
         if op == "[]" and len(value.parts) == 2:
-            return self._item(path, value, scope, depth)
+            return self._item(path, value, scope, depth, program)
         if op == "tuple":
-            parts = [self.resolve(path, part, scope, depth + 1) for part in value.parts]
+            parts = [self.resolve(path, part, scope, depth + 1, program=program) for part in value.parts]
             if not all(p.values for p in parts) or any(len(p.values) != 1 for p in parts):
                 return unknown()
             return Resolution([Known(tuple(p.values[0].value for p in parts), where(path, value), "literal")],
                               all(p.complete for p in parts))
         if op not in ("+", "-", "*", "//", "/", "%", "neg") or not value.parts:
             return unknown()
-        operands = [self.resolve(path, part, scope, depth + 1) for part in value.parts]
+        operands = [self.resolve(path, part, scope, depth + 1, program=program) for part in value.parts]
         if not all(o.values for o in operands):
             return unknown()
         result = Resolution(complete=all(o.complete for o in operands))
@@ -341,9 +352,9 @@ class Values:
             result.values.append(Known(computed, place, combination[-1].source, value.text, trail, hops))
         return result
 
-    def _item(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
+    def _item(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program]) -> Resolution:
         """``sequence[i]`` for a known sequence and index."""
-        base = self.resolve(path, value.parts[0], scope, depth + 1)
+        base = self.resolve(path, value.parts[0], scope, depth + 1, program=program)
         position = value.parts[1].data
         result = Resolution(complete=base.complete)
         for known in base.values:
@@ -353,9 +364,9 @@ class Values:
                 result.complete = False
         return result
 
-    def _logic(self, path: str, value: Value, scope: int, depth: int) -> Resolution:
+    def _logic(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program]) -> Resolution:
         """Comparisons and boolean operators over known values (for guards)."""
-        operands = [self.resolve(path, part, scope, depth + 1) for part in value.parts]
+        operands = [self.resolve(path, part, scope, depth + 1, program=program) for part in value.parts]
         if not all(o.values for o in operands):
             return unknown()
         result = Resolution(complete=all(o.complete for o in operands))
@@ -375,19 +386,68 @@ class Values:
             result.values.append(Known(computed, combination[0].where, "condition"))
         return result
 
-    def can_hold(self, path: str, scope: int, guards: Sequence[Tuple[Value, bool]]) -> bool:
+    def can_hold(self, path: str, scope: int, guards: Sequence[Tuple[Value, bool]],
+                 program: Optional[Program] = None) -> bool:
         """False when some guard is known to go the other way in every configuration (the code never runs)."""
         for condition, holds in guards:
-            found = self.resolve(path, condition, scope)
+            found = self.resolve(path, condition, scope, program=program)
             if found.complete and found.values and all(bool(_plain(k.value)) != holds for k in found.values):
                 return False
         return True
 
+    def live_scopes(self, program: Program,
+                    holds: Optional[Callable[[str, int, Sequence[Tuple[Value, bool]]], bool]] = None) -> Set[ScopeRef]:
+        """The program's scopes that can run: reached from the entry through calls whose guards can hold.
+
+        :attr:`Program.scopes` follows every call; here a call under a guard that never holds
+        (``if pretrained:`` with ``pretrained`` False wherever it comes from) enters nothing.
+        ``holds`` decides a call's guards (default :meth:`can_hold` with this program's values); the default
+        answer is memoised.
+        """
+        if holds is None:
+            if program.entry not in self._live:
+                self._live[program.entry] = self._live_scopes(
+                    program, lambda path, scope, guards: self.can_hold(path, scope, guards, program))
+            return self._live[program.entry]
+        return self._live_scopes(program, holds)
+
+    def _live_scopes(self, program: Program, holds: Callable[[str, int, Sequence[Tuple[Value, bool]]], bool]
+                     ) -> Set[ScopeRef]:
+        project = self.project
+        entry = project.python.get(program.entry)
+        if entry is None:
+            return set()
+        starts = [(program.entry, 0)] + [(program.entry, i) for i, s in enumerate(entry.scopes) if s.kind == MAIN]
+        seen: Set[ScopeRef] = set(starts)
+        stack = list(starts)
+        while stack:
+            path, index = stack.pop()
+            facts = project.python[path]
+            following: List[ScopeRef] = [(path, 0)]
+            if index == 0:
+                following.extend((imported, 0) for imported in project.imports_of(path))
+                following.extend((path, i) for i, s in enumerate(facts.scopes)
+                                 if s.kind in (MAIN, CLASS) and s.parent == 0)
+                following.extend(project.registered().get(path, ()))
+            for call in self._calls_by_scope(path).get(index, ()):
+                if holds(path, index, call.guards):
+                    following.extend(project.targets(path, call))
+            for target in following:
+                if target not in seen and target in program.scopes:
+                    seen.add(target)
+                    stack.append(target)
+        return seen
+
+    def _calls_by_scope(self, path: str) -> Dict[int, List[Call]]:
+        if path not in self._scope_calls:
+            self._scope_calls[path] = self.project.python[path].scope_calls()
+        return self._scope_calls[path]
+
     # --- configs ---------------------------------------------------------------------------------
 
-    def config_values_for(self, path: str, key: str) -> Resolution:
-        """Values the configs of the programs running ``path`` give ``key`` (incomplete when none)."""
-        programs = self.project.programs_reaching(path)
+    def config_values_for(self, path: str, key: str, program: Optional[Program] = None) -> Resolution:
+        """Values the configs of the programs running ``path`` (or of ``program``) give ``key`` (none: incomplete)."""
+        programs = [program] if program is not None else self.project.programs_reaching(path)
         found: List[Known] = []
         for program in programs:
             found.extend(self.config(program).get(key, []))
