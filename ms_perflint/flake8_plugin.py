@@ -65,6 +65,8 @@ class Plugin:
         """Yield ``(line, 0-based column, "CODE message", type)`` for each finding."""
         if not self.enabled:
             return
+        from ms_perflint.sources.noqa import file_directives
+
         session = _session()
         path = os.path.abspath(self.filename)
         text = "".join(self.lines)
@@ -75,8 +77,11 @@ class Plugin:
         if result.error is not None:
             error = result.error
             yield error.line, error.column, f"MSP000 {error.kind}: {error.message}", type(self)
+        # flake8 decides `# noqa` and `# flake8: noqa`; `# ms-perflint: noqa[: codes]` is ours to honour.
+        directives = file_directives(self.lines)
         for finding in result.findings:
-            if finding.code in self.enabled or finding.code == "MSP000":
+            if finding.code == "MSP000" or (finding.code in self.enabled
+                                            and not directives.skips(finding.code, honour_flake8=False)):
                 yield finding.line, finding.column, f"{finding.code} {finding.message}", type(self)
 
 
