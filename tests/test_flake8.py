@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Set, Tuple
 
 import pytest
 
