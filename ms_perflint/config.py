@@ -38,8 +38,8 @@ TOML_TABLE = ("tool", "ms-perflint")
 
 #: Folders and files skipped while walking folders unless ``exclude`` replaces this list.
 DEFAULT_EXCLUDE: Tuple[str, ...] = (
-    ".eggs", ".git", ".hg", ".mypy_cache", ".ms_perflint_cache", ".nox", ".pytest_cache", ".ruff_cache",
-    ".svn", ".tox", ".venv", "__pycache__", "build", "dist", "node_modules", "venv", "*.egg-info",
+    ".eggs", ".git", ".hg", ".ipynb_checkpoints", ".mypy_cache", ".ms_perflint_cache", ".nox", ".pytest_cache",
+    ".ruff_cache", ".svn", ".tox", ".venv", "__pycache__", "build", "dist", "node_modules", "venv", "*.egg-info",
 )
 
 _CODE_OR_PREFIX = re.compile(r"MSP[0-9]{0,3}")

@@ -658,3 +658,23 @@ def test_config_for_a_folder_starts_at_the_folder_itself(tmp_path: Path):
     config_for_folder.cache_clear()
     assert config_for_file(str(tmp_path)).source == config.resolve()
     assert config_for_file(str(tmp_path / "src" / "model.py")).source == config.resolve()
+
+
+def test_jupyter_checkpoint_copies_are_not_walked(tmp_path: Path):
+    """Regression: Jupyter's autosaved ``.ipynb_checkpoints/*-checkpoint.ipynb`` copies were reported twice over."""
+    programs(tmp_path, ["train.py", ".ipynb_checkpoints/train-checkpoint.py"])
+    write(tmp_path, ".ipynb_checkpoints/course-checkpoint.ipynb", "{}")
+    assert walked(tmp_path, Config(source=None, root=tmp_path)) == {"train.py"}
+    assert {Path(p).name for p in discover([str(tmp_path)]).files} == {"train.py"}
+
+
+def test_a_git_work_tree_made_after_a_first_walk_is_seen(tmp_path: Path):
+    """Nothing about work trees is remembered between calls: a long-lived process sees a later `git init`."""
+    from ms_perflint.sources.discovery import gitignored
+
+    programs(tmp_path, ["generated/net_pb2.py"])
+    write(tmp_path, ".gitignore", "generated/\n")
+    path = str(tmp_path / "generated" / "net_pb2.py")
+    assert gitignored([path]) == set()
+    git(tmp_path, "init", "-q")
+    assert gitignored([path]) == {path}
