@@ -645,8 +645,21 @@ def describe_settings(path: str, config_file: Optional[str] = None, isolated: bo
     if unknown:
         raise ValueError(f"not command-line keys: {', '.join(unknown)}")
     config, lines = _described_config(Path(path), config_file, isolated)
-    written = _keys_in(config.source)
     lines += ["", "# every key: its value, and where the value comes from"]
+    rows = _setting_rows(config, given)
+    width = min(_ALIGN_AT, max(len(f"{name} = {value}") for name, value, _ in rows))
+    lines += [f"{name} = {value}".ljust(width) + f"  # {source}" for name, value, source in rows]
+    lines += [""] + _effect_on(path, config, given)
+    return "\n".join(lines) + "\n"
+
+
+#: Command-line keys that change the settings (the rest change the configuration: excludes, project mode).
+_SETTINGS_KEYS = ("select", "extend-select", "ignore", "extend-ignore")
+
+
+def _setting_rows(config: Config, given: Mapping[str, Any]) -> List[Tuple[str, str, str]]:
+    """``(key, value as TOML, source)`` for every key and rule option."""
+    written = _keys_in(config.source)
     rows = []
     for key in KEYS:
         value = getattr(config, key.name.replace("-", "_"))
@@ -657,18 +670,19 @@ def describe_settings(path: str, config_file: Optional[str] = None, isolated: bo
     for name, (code, option) in sorted(rule_options().items()):
         source = str(config.source) if name in written else "default"
         rows.append((name, _toml_repr(config.rule_options.get(name, option.default)), f"{source} ({code} option)"))
-    width = min(_ALIGN_AT, max(len(f"{name} = {value}") for name, value, _ in rows))
-    lines += [f"{name} = {value}".ljust(width) + f"  # {source}" for name, value, source in rows]
-    settings_overrides = {name.replace("-", "_"): tuple(given[name]) for name in
-                          ("select", "extend-select", "ignore", "extend-ignore") if name in given}
-    config = config.overridden(**{name.replace("-", "_"): given[name] for name in given
-                                  if name not in ("select", "extend-select", "ignore", "extend-ignore")})
-    lines += [""] + _rules_for(config.settings(**settings_overrides), path)
-    lines.append(_project_line(path, config.project))
+    return rows
+
+
+def _effect_on(path: str, config: Config, given: Mapping[str, Any]) -> List[str]:
+    """What the configuration and the command line mean for ``path``: rules on and off, project, excludes."""
+    settings = config.settings(**{name.replace("-", "_"): tuple(given[name]) for name in _SETTINGS_KEYS
+                                  if name in given})
+    config = config.overridden(**{name.replace("-", "_"): value for name, value in given.items()
+                                  if name not in _SETTINGS_KEYS})
     excluded = config.is_excluded_with_parents(path)
-    lines.append("Skipped when a folder above it is checked (exclude, extend-exclude): "
-                 + ("yes; checked when named, unless force-exclude" if excluded else "no"))
-    return "\n".join(lines) + "\n"
+    return [*_rules_for(settings, path), _project_line(path, config.project),
+            "Skipped when a folder above it is checked (exclude, extend-exclude): "
+            + ("yes; checked when named, unless force-exclude" if excluded else "no")]
 
 
 #: Sources are aligned after this many characters of ``key = value`` (longer lines just get two spaces).

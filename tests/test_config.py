@@ -590,15 +590,20 @@ def test_describe_settings_with_defaults_isolated_config_flag_and_command_line(t
     assert "Skipped when a folder above it is checked (exclude, extend-exclude): yes" in text  # build/
     written = write(tmp_path, "ci/lint.toml", '[tool.ms-perflint]\nextend-ignore = ["MSP101"]\n')
     named = describe_settings(str(source), config_file=str(written),
-                              overrides={"extend_ignore": ["MSP105"], "select": None, "force-exclude": True})
+                              overrides={"extend_ignore": ["MSP105"], "select": None, "force-exclude": True,
+                                         "project": False})
     rows = settings_rows(named)
     assert f"Configuration file: {written.resolve()} (--config" in named
     assert rows["extend-ignore"] == ('["MSP101", "MSP105"]', f"{written.resolve()}, then command line")
     assert rows["force-exclude"] == ("true", "command line")
+    assert rows["project"] == ("false", "command line")
+    assert "Checked with its project: no (project = false)" in named
     assert rows["select"] == ('["MSP"]', "default")
     assert "Rules on: MSP103\n" in named
     isolated = describe_settings(str(source), isolated=True)
     assert "Configuration file: none (--isolated)" in isolated
+    with pytest.raises(ValueError, match="not command-line keys: alignment"):
+        describe_settings(str(source), overrides={"alignment": 8})
 
 
 def test_describe_settings_of_a_bad_configuration_raises_the_configuration_error(tmp_path: Path):
