@@ -35,6 +35,9 @@ setup(
         # Project analysis: YAML configs (amp_level, num_classes, callbacks). Fixes are line edits of
         # the one scalar they change, so a round-tripping YAML library is not needed.
         "PyYAML>=5.1",
+        # `required-version`: PEP 440 specifiers (`==0.1.*`, `~=0.1`, `>=0.1,<0.3`) decided as pip decides
+        # them; a hand-written matcher rejected valid ones. Imported only when the key is set.
+        "packaging>=20",
         # Reading pyproject.toml: the standard library's tomllib from Python 3.11 on.
         'tomli>=1.1; python_version < "3.11"',
     ],

@@ -38,12 +38,11 @@ TOML_TABLE = ("tool", "ms-perflint")
 
 #: Folders and files skipped while walking folders unless ``exclude`` replaces this list.
 DEFAULT_EXCLUDE: Tuple[str, ...] = (
-    ".eggs", ".git", ".hg", ".mypy_cache", ".ms_perflint_cache", ".nox", ".pytest_cache", ".ruff_cache",
-    ".svn", ".tox", ".venv", "__pycache__", "build", "dist", "node_modules", "venv", "*.egg-info",
+    ".eggs", ".git", ".hg", ".ipynb_checkpoints", ".mypy_cache", ".ms_perflint_cache", ".nox", ".pytest_cache",
+    ".ruff_cache", ".svn", ".tox", ".venv", "__pycache__", "build", "dist", "node_modules", "venv", "*.egg-info",
 )
 
 _CODE_OR_PREFIX = re.compile(r"MSP[0-9]{0,3}")
-_VERSION_SPEC = re.compile(r"(?P<op>>=|<=|==|!=|~=|>|<)?\s*(?P<version>[0-9]+(?:\.[0-9]+)*)")
 
 
 class ConfigError(Exception):
@@ -107,8 +106,8 @@ KEYS: Tuple[Key, ...] = (
         "per worker; a notebook's limit applies to its code cells, not to its JSON.",
         "4000000"),
     Key("required-version", VERSION, None,
-        "Fail (exit 2) unless the running ms-perflint satisfies this version specifier, "
-        "e.g. `>=0.1` or `>=0.1,<0.3` (operators `>=`, `<=`, `>`, `<`, `==`, `!=`, `~=`).",
+        "Fail (exit 2) unless the running ms-perflint satisfies this PEP 440 version specifier, as pip reads "
+        "it: e.g. `>=0.1`, `==0.1.*`, `~=0.1` or `>=0.1,<0.3` (a bare version such as `0.1.0` means `==`).",
         '">=0.1"'),
 )
 KEYS_BY_NAME: Dict[str, Key] = {key.name: key for key in KEYS}
@@ -206,15 +205,23 @@ def _relative_to(absolute: str, root: Path) -> Optional[str]:
 
 def find_config_file(start: Path) -> Optional[Path]:
     """The nearest file at or above ``start`` (a folder, or a file whose folder is used) that configures us."""
+    return search_config_file(start)[0]
+
+
+def search_config_file(start: Path) -> Tuple[Optional[Path], List[Path]]:
+    """:func:`find_config_file`, and the nearer configuration files passed over because they lack our table."""
     folder = start.resolve()
     if not folder.is_dir():
         folder = folder.parent
+    passed_over: List[Path] = []
     for candidate in (folder, *folder.parents):
         for name in CONFIG_FILES:
             path = candidate / name
-            if path.is_file() and read_table(path) is not None:
-                return path
-    return None
+            if path.is_file():
+                if read_table(path) is not None:
+                    return path, passed_over
+                passed_over.append(path)
+    return None, passed_over
 
 
 def read_table(path: Path) -> Optional[Dict[str, Any]]:
@@ -239,6 +246,8 @@ def _read_toml_table(path: Path, text: str) -> Optional[Dict[str, Any]]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    except RecursionError:  # tomllib recurses once per level: a few hundred nested arrays or tables exhaust the stack
+        raise ConfigError(f"{path}: cannot read: values nested too deeply for Python's TOML reader") from None
     table: Any = data
     for part in TOML_TABLE:
         if not isinstance(table, dict) or part not in table:
@@ -372,7 +381,7 @@ def _parse_size(raw: Any, is_ini: bool) -> int:
     if is_ini and isinstance(raw, str) and raw.strip().isdigit():
         value = int(raw.strip())
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise _BadValue(f"expected a number of bytes (0 or more), got {raw!r}")
+        raise _BadValue(f"expected a number of bytes (0 or more), got {_shown(raw)}")
     return value
 
 
@@ -384,7 +393,7 @@ def _string_list(raw: Any, is_ini: bool, expected: str) -> List[str]:
     if is_ini:
         return [item for item in re.split(r"[,\s]+", raw) if item]
     if not isinstance(raw, list) or not all(isinstance(item, str) for item in raw):
-        raise _BadValue(f"expected {expected}, got {_toml_repr(raw)}")
+        raise _BadValue(f"expected {expected}, got {_shown(raw)}")
     return list(raw)
 
 
@@ -398,7 +407,7 @@ def _parse_bool(raw: Any, is_ini: bool) -> bool:
     if isinstance(raw, bool):
         return raw
     allowed = "true or false" if not is_ini else "true/false, yes/no, on/off or 1/0"
-    raise _BadValue(f"expected {allowed}, got {_toml_repr(raw) if not is_ini else repr(raw)}")
+    raise _BadValue(f"expected {allowed}, got {_shown(raw) if not is_ini else _clipped(repr(raw))}")
 
 
 def _parse_per_file_ignores(raw: Any, is_ini: bool) -> Dict[str, Tuple[str, ...]]:
@@ -408,10 +417,10 @@ def _parse_per_file_ignores(raw: Any, is_ini: bool) -> Dict[str, Tuple[str, ...]
         pairs = []
         for pattern, codes in raw.items():
             if not isinstance(codes, list) or not all(isinstance(code, str) for code in codes):
-                raise _BadValue(f"{pattern!r}: expected a list of codes such as [\"MSP103\"], got {_toml_repr(codes)}")
+                raise _BadValue(f"{pattern!r}: expected a list of codes such as [\"MSP103\"], got {_shown(codes)}")
             pairs.append((pattern, codes))
     else:
-        raise _BadValue(f"expected a table of glob = [codes], e.g. {{ \"tests/*\" = [\"MSP103\"] }}, got {_toml_repr(raw)}")
+        raise _BadValue(f"expected a table of glob = [codes], e.g. {{ \"tests/*\" = [\"MSP103\"] }}, got {_shown(raw)}")
     result: Dict[str, Tuple[str, ...]] = {}
     for pattern, codes in pairs:
         result[pattern] = result.get(pattern, ()) + tuple(_check_code(code) for code in codes)
@@ -444,13 +453,12 @@ def _parse_ini_per_file_ignores(raw: str) -> List[Tuple[str, List[str]]]:
 
 def _parse_version(raw: Any, is_ini: bool) -> str:
     if not isinstance(raw, str):
-        raise _BadValue(f"expected a version specifier string such as \">=0.1\", got {_toml_repr(raw)}")
-    for part in raw.split(","):
-        if not _VERSION_SPEC.fullmatch(part.strip()):
-            raise _BadValue(
-                f"{raw!r} is not a version specifier; use e.g. \">=0.1\", \"==0.1.0\" or \">=0.1,<0.3\" "
-                "(operators >=, <=, >, <, ==, !=, ~=)"
-            )
+        raise _BadValue(f"expected a version specifier string such as \">=0.1\", got {_shown(raw)}")
+    if _specifier_set(raw) is None:
+        raise _BadValue(
+            f"{_clipped(repr(raw))} is not a version specifier (PEP 440); use e.g. \">=0.1\", \"==0.1.*\", "
+            "\"~=0.1\" or \">=0.1,<0.3\""
+        )
     return raw.strip()
 
 
@@ -463,7 +471,7 @@ def _parse_option(option: Any, raw: Any, is_ini: bool) -> Any:
             if raw == choice or (isinstance(raw, str) and isinstance(choice, str) and raw.lower() == choice.lower()):
                 return choice
         allowed = ", ".join(_toml_repr(choice) for choice in option.choices)
-        raise _BadValue(f"{_toml_repr(raw)} is not allowed; allowed values: {allowed}")
+        raise _BadValue(f"{_shown(raw)} is not allowed; allowed values: {allowed}")
     expected = type(option.default)
     if expected is bool:
         valid = isinstance(raw, bool)
@@ -474,9 +482,9 @@ def _parse_option(option: Any, raw: Any, is_ini: bool) -> Any:
     else:
         valid = isinstance(raw, expected)
     if not valid:
-        raise _BadValue(f"expected {_type_word(expected)} (default {_toml_repr(option.default)}), got {_toml_repr(raw)}")
+        raise _BadValue(f"expected {_type_word(expected)} (default {_toml_repr(option.default)}), got {_shown(raw)}")
     if option.minimum is not None and raw < option.minimum:
-        raise _BadValue(f"must be at least {_toml_repr(option.minimum)}, got {_toml_repr(raw)}")
+        raise _BadValue(f"must be at least {_toml_repr(option.minimum)}, got {_shown(raw)}")
     return raw
 
 
@@ -512,18 +520,34 @@ def _toml_type(value: Any) -> str:
     return "a table" if isinstance(value, dict) else type(value).__name__
 
 
-def _toml_repr(value: Any) -> str:
-    """A value as the user wrote it in TOML."""
+def _toml_repr(value: Any, depth: int = 0) -> str:
+    """A value as the user wrote it in TOML (nesting past :data:`_SHOWN_DEPTH` levels is shown as ``...``)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, (list, tuple, dict)) and depth >= _SHOWN_DEPTH:
+        return "[...]" if not isinstance(value, dict) else "{...}"
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_repr(item) for item in value) + "]"
+        return "[" + ", ".join(_toml_repr(item, depth + 1) for item in value) + "]"
     if isinstance(value, dict):
-        items = ", ".join(f"{_toml_repr(k)} = {_toml_repr(v)}" for k, v in value.items())
+        items = ", ".join(f"{_toml_repr(k)} = {_toml_repr(v, depth + 1)}" for k, v in value.items())
         return "{ " + items + " }" if items else "{}"
     return str(value)
+
+
+#: Error messages quote a bad value this deep and this long at most: a hostile file must not flood the terminal.
+_SHOWN_DEPTH = 4
+_SHOWN_LENGTH = 120
+
+
+def _shown(value: Any) -> str:
+    """A bad value as an error message quotes it: in TOML, cut short."""
+    return _clipped(_toml_repr(value))
+
+
+def _clipped(text: str) -> str:
+    return text if len(text) <= _SHOWN_LENGTH else text[: _SHOWN_LENGTH - 3] + "..."
 
 
 def _describe(error: Exception) -> str:
@@ -531,40 +555,39 @@ def _describe(error: Exception) -> str:
 
 
 def version_satisfies(version: str, specifier: str) -> bool:
-    """PEP 440-ish: does ``version`` (release numbers only) satisfy every comma-separated clause?"""
-    have = _release(version)
-    for clause in specifier.split(","):
-        match = _VERSION_SPEC.fullmatch(clause.strip())
-        if match is None:
-            return False
-        operator, wanted_text = match.group("op") or "==", match.group("version")
-        wanted = _release(wanted_text)
-        width = max(len(have), len(wanted))
-        mine, theirs = _padded(have, width), _padded(wanted, width)
-        if operator == "~=":
-            prefix = wanted[:-1] if len(wanted) > 1 else wanted
-            ok = mine >= theirs and have[: len(prefix)] == prefix
-        else:
-            ok = {
-                ">=": mine >= theirs,
-                "<=": mine <= theirs,
-                ">": mine > theirs,
-                "<": mine < theirs,
-                "==": mine == theirs,
-                "!=": mine != theirs,
-            }[operator]
-        if not ok:
-            return False
-    return True
+    """Does ``version`` satisfy the PEP 440 ``specifier`` (``>=0.1``, ``==0.1.*``, ``~=0.1``, ``>=0.1,<0.3``)?
+
+    A clause that is a bare version (``0.1.0``) means ``==``, as in ruff's
+    ``required-version``. Pre-releases of ms-perflint count as their version
+    (``0.2.0rc1`` satisfies ``>=0.1``). An invalid specifier is satisfied by nothing.
+    """
+    from packaging.version import InvalidVersion, Version
+
+    specifiers = _specifier_set(specifier)
+    if specifiers is None:
+        return False
+    try:
+        return specifiers.contains(Version(version), prereleases=True)
+    except InvalidVersion:
+        return False
 
 
-def _release(version: str) -> Tuple[int, ...]:
-    match = re.match(r"[0-9]+(?:\.[0-9]+)*", version)
-    return tuple(int(part) for part in match.group(0).split(".")) if match else (0,)
+def _specifier_set(text: str) -> Any:
+    """``text`` as a :class:`packaging.specifiers.SpecifierSet`, or None when it is not one.
 
+    packaging is imported here, not at the top: the flake8 plugin imports this
+    module on every run, and only a configuration with ``required-version`` needs it.
+    """
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-def _padded(numbers: Tuple[int, ...], width: int) -> Tuple[int, ...]:
-    return numbers + (0,) * (width - len(numbers))
+    clauses = [clause.strip() for clause in text.split(",")]
+    if not all(clauses):
+        return None  # "", ">=0.1,", ",": packaging would accept an empty clause as "any version"
+    clauses = ["==" + clause if clause[0].isdigit() else clause for clause in clauses]
+    try:
+        return SpecifierSet(",".join(clauses))
+    except InvalidSpecifier:
+        return None
 
 
 # --------------------------------------------------------------------------- entry points for the front ends
@@ -588,10 +611,162 @@ def config_for_folder(folder: str) -> Config:
 
 
 def config_for_file(filename: str) -> Config:
-    """The configuration of the project ``filename`` belongs to; flake8's ``stdin`` uses the current folder."""
+    """The configuration that applies to a file (or a folder: the nearest at or above the folder itself).
+
+    flake8's ``stdin`` (and ``-``) uses the current folder.
+    """
     if filename in ("-", "stdin") and not os.path.exists(filename):
         return config_for_folder(os.getcwd())
-    return config_for_folder(os.path.dirname(os.path.abspath(filename)))
+    absolute = os.path.abspath(filename)
+    return config_for_folder(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
+
+
+# --------------------------------------------------------------------------- what applies to one file
+
+#: Keys the command line can set (``--select`` ...), by their configuration name.
+COMMAND_LINE_KEYS = ("select", "extend-select", "ignore", "extend-ignore", "exclude", "extend-exclude",
+                     "force-exclude", "respect-gitignore", "project")
+
+
+def describe_settings(path: str, config_file: Optional[str] = None, isolated: bool = False,
+                      overrides: Optional[Mapping[str, Any]] = None) -> str:
+    """What applies to ``path`` (a file or folder), as text for ``--show-settings``.
+
+    Names the configuration file used (and nearer files passed over because they
+    have no ms-perflint table), then every key -- rule options included -- with its
+    value in TOML and where the value comes from: the file, ``default``, or
+    ``command line``. Ends with the rules on and off for this path and whether
+    walking a folder skips it. ``config_file``/``isolated`` are ``--config``/``--isolated``;
+    ``overrides`` are command-line values by key name (``"extend-select"`` or
+    ``"extend_select"``; None: not given). Raises :class:`ConfigError` for a bad configuration.
+    """
+    given = {name.replace("_", "-"): value for name, value in (overrides or {}).items() if value is not None}
+    unknown = sorted(set(given) - set(COMMAND_LINE_KEYS))
+    if unknown:
+        raise ValueError(f"not command-line keys: {', '.join(unknown)}")
+    config, lines = _described_config(Path(path), config_file, isolated)
+    lines += ["", "# every key: its value, and where the value comes from"]
+    rows = _setting_rows(config, given)
+    width = min(_ALIGN_AT, max(len(f"{name} = {value}") for name, value, _ in rows))
+    lines += [f"{name} = {value}".ljust(width) + f"  # {source}" for name, value, source in rows]
+    lines += [""] + _effect_on(path, config, given)
+    return "\n".join(lines) + "\n"
+
+
+#: Command-line keys that change the settings (the rest change the configuration: excludes, project mode).
+_SETTINGS_KEYS = ("select", "extend-select", "ignore", "extend-ignore")
+
+
+def _setting_rows(config: Config, given: Mapping[str, Any]) -> List[Tuple[str, str, str]]:
+    """``(key, value as TOML, source)`` for every key and rule option."""
+    written = _keys_in(config.source)
+    rows = []
+    for key in KEYS:
+        value = getattr(config, key.name.replace("-", "_"))
+        source = str(config.source) if key.name in written else "default"
+        if key.name in given:
+            value, source = _with_command_line(key.name, value, source, given[key.name])
+        rows.append((key.name, _setting_text(value), source))
+    for name, (code, option) in sorted(rule_options().items()):
+        source = str(config.source) if name in written else "default"
+        rows.append((name, _toml_repr(config.rule_options.get(name, option.default)), f"{source} ({code} option)"))
+    return rows
+
+
+def _effect_on(path: str, config: Config, given: Mapping[str, Any]) -> List[str]:
+    """What the configuration and the command line mean for ``path``: rules on and off, project, excludes."""
+    settings = config.settings(**{name.replace("-", "_"): tuple(given[name]) for name in _SETTINGS_KEYS
+                                  if name in given})
+    config = config.overridden(**{name.replace("-", "_"): value for name, value in given.items()
+                                  if name not in _SETTINGS_KEYS})
+    excluded = config.is_excluded_with_parents(path)
+    return [*_rules_for(settings, path), _project_line(path, config.project),
+            "Skipped when a folder above it is checked (exclude, extend-exclude): "
+            + ("yes; checked when named, unless force-exclude" if excluded else "no")]
+
+
+#: Sources are aligned after this many characters of ``key = value`` (longer lines just get two spaces).
+_ALIGN_AT = 40
+
+
+def _described_config(path: Path, config_file: Optional[str], isolated: bool) -> Tuple[Config, List[str]]:
+    """The configuration that applies to ``path``, and the lines saying where it was found."""
+    lines = [f"Settings for {path}"]
+    if isolated:
+        lines.append("Configuration file: none (--isolated): defaults")
+        return Config(source=None, root=Path.cwd()), lines
+    if config_file is not None:
+        config = load_config(Path(config_file), explicit=True)
+        lines.append(f"Configuration file: {config.source} (--config, for every file)")
+    else:
+        found, passed_over = search_config_file(path)
+        if passed_over:
+            lines.append("Passed over (no ms-perflint table): " + ", ".join(str(p) for p in passed_over))
+        if found is None:
+            lines.append(f"Configuration file: none found at or above {_folder_of(path)}: defaults")
+            return Config(source=None, root=Path.cwd()), lines
+        config = load_config(found)
+        where = "[tool.ms-perflint] table" if found.suffix == ".toml" else f"[{INI_SECTION}] section"
+        lines.append(f"Configuration file: {found} ({where}; the nearest at or above {_folder_of(path)})")
+    lines.append(f"Relative exclude globs start at: {config.root}")
+    return config, lines
+
+
+def _folder_of(path: Path) -> Path:
+    resolved = path.resolve()
+    return resolved if resolved.is_dir() else resolved.parent
+
+
+def _keys_in(source: Optional[Path]) -> set:
+    """Names of the keys the configuration file sets (INI spellings with ``_`` normalised)."""
+    if source is None:
+        return set()
+    table = read_table(source) or {}
+    is_ini = source.suffix != ".toml"
+    return {name.replace("_", "-") if is_ini else name for name in table}
+
+
+def _with_command_line(name: str, value: Any, source: str, given: Any) -> Tuple[Any, str]:
+    """A key's value once the command line is applied (``--extend-ignore`` adds to the file's list)."""
+    if name == "extend-ignore" and value:
+        return tuple(value) + tuple(given), f"{source}, then command line"
+    return given, "command line"
+
+
+def _setting_text(value: Any) -> str:
+    if value is None:
+        return "(not set)"
+    if isinstance(value, Mapping):
+        return _toml_repr({pattern: list(codes) for pattern, codes in value.items()})
+    return _toml_repr(list(value) if isinstance(value, tuple) else value)
+
+
+def _project_line(path: str, project: bool) -> str:
+    """The project the file is checked with (the nearest folder with pyproject.toml, setup.py or .git)."""
+    from ms_perflint.project.roots import ROOT_MARKERS, find_root  # a small module: no libcst, no YAML
+
+    if not project:
+        return "Checked with its project: no (project = false): the file is checked alone"
+    root = find_root(path)
+    if root is None:
+        return (f"Checked with its project: no folder at or above it has {', '.join(ROOT_MARKERS)}: the file is "
+                "checked alone, or with the folder named on the command line")
+    return f"Checked with its project: {root}"
+
+
+def _rules_for(settings: Settings, path: str) -> List[str]:
+    """Which rules are on for ``path``, and why the others are off."""
+    from ms_perflint.rules import ALL_RULES
+
+    on, off = [], []
+    for rule in ALL_RULES:
+        if not settings.may_enable(rule.code, rule.opt_in):
+            off.append(f"{rule.code} ({'opt-in: select it by code' if rule.opt_in else 'select/ignore'})")
+        elif not settings.is_enabled(rule.code, path):
+            off.append(f"{rule.code} ({'per-file-ignores' if settings.is_enabled(rule.code) else 'select/ignore'})")
+        else:
+            on.append(rule.code)
+    return [f"Rules on: {', '.join(on) or 'none'}", f"Rules off: {', '.join(off) or 'none'}"]
 
 
 # --------------------------------------------------------------------------- the configuration reference

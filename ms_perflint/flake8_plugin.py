@@ -65,19 +65,45 @@ class Plugin:
         """Yield ``(line, 0-based column, "CODE message", type)`` for each finding."""
         if not self.enabled:
             return
+        from ms_perflint.sources.noqa import file_directives
+
         session = _session()
-        path = os.path.abspath(self.filename)
+        path = _checked_path(self.filename)
         text = "".join(self.lines)
-        if self.filename not in ("-", "stdin") and _disk_text(session, path) != text:
-            session.overlay[path] = text.encode("utf-8")  # an editor's unsaved buffer, or standard input
-        result = session.check([path])[0]
-        session.overlay.pop(path, None)
+        if path != os.path.abspath(self.filename) or _disk_text(session, path) != text:
+            session.overlay[path] = text.encode("utf-8")  # standard input, or an editor's unsaved buffer
+        try:
+            result = session.check([path])[0]
+        finally:
+            session.overlay.pop(path, None)
         if result.error is not None:
             error = result.error
-            yield error.line, error.column, f"MSP000 {error.kind}: {error.message}", type(self)
+            yield (*_place(text, error.cell, error.line, error.column), f"MSP000 {error.kind}: {error.message}",
+                   type(self))
+        # flake8 decides `# noqa` and `# flake8: noqa`; `# ms-perflint: noqa[: codes]` is ours to honour.
+        directives = file_directives(self.lines)
         for finding in result.findings:
-            if finding.code in self.enabled or finding.code == "MSP000":
-                yield finding.line, finding.column, f"{finding.code} {finding.message}", type(self)
+            if finding.code == "MSP000" or (finding.code in self.enabled
+                                            and not directives.skips(finding.code, honour_flake8=False)):
+                where = f"(cell {finding.cell}, line {finding.line}) " if finding.cell else ""
+                yield (*_place(text, finding.cell, finding.line, finding.column),
+                       f"{finding.code} {where}{finding.message}", type(self))
+
+
+def _checked_path(filename: str) -> str:
+    """The absolute path checked for flake8's ``filename``; standard input (``-``/``stdin``) is ``stdin.py`` here."""
+    if filename in ("-", "stdin") and not os.path.exists(filename):
+        return os.path.abspath("stdin.py")
+    return os.path.abspath(filename)
+
+
+def _place(text: str, cell: Optional[int], line: int, column: int) -> Tuple[int, int]:
+    """flake8's position (line, 0-based column) for a finding; a notebook cell's line is found in the JSON."""
+    if cell is None:
+        return line, column
+    from ms_perflint.sources.notebook import json_position
+
+    return json_position(text, cell, line) or (1, 0)
 
 
 #: One session per flake8 process: it keeps the project indexes its files share.

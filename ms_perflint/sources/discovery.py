@@ -12,7 +12,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set
 SOURCE_SUFFIXES = (".py", ".ipynb", ".yaml", ".yml")
 #: Folders never walked into: tool caches, virtual environments, VCS metadata.
 SKIPPED_FOLDERS = frozenset(
-    (".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "__pycache__", ".mypy_cache",
+    (".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "__pycache__", ".mypy_cache", ".ipynb_checkpoints",
      ".pytest_cache", ".ruff_cache", ".ms_perflint_cache", "node_modules", "build", "dist", ".eggs")
 )
 
@@ -98,8 +98,9 @@ def gitignored(paths: Sequence[str]) -> Set[str]:
     (nothing is filtered). Tracked files are never reported as ignored by git.
     """
     by_work_tree: Dict[str, List[str]] = {}
+    work_trees: Dict[str, Optional[str]] = {}  # per call: a long-lived process sees a `git init` done since
     for path in paths:
-        root = _work_tree(os.path.dirname(os.path.abspath(path)))
+        root = _work_tree(os.path.dirname(os.path.abspath(path)), work_trees)
         if root is not None:
             by_work_tree.setdefault(root, []).append(path)
     ignored: Set[str] = set()
@@ -108,19 +109,18 @@ def gitignored(paths: Sequence[str]) -> Set[str]:
     return ignored
 
 
-#: Folder -> its git work tree root (None: not in one), filled by :func:`_work_tree`.
-_WORK_TREES: Dict[str, Optional[str]] = {}
+def _work_tree(folder: str, known: Dict[str, Optional[str]]) -> Optional[str]:
+    """The nearest folder at or above ``folder`` holding ``.git`` (a folder, or a file for worktrees/submodules).
 
-
-def _work_tree(folder: str) -> Optional[str]:
-    """The nearest folder at or above ``folder`` holding ``.git`` (a folder, or a file for worktrees/submodules)."""
-    if folder not in _WORK_TREES:
+    ``known`` remembers the answers of one :func:`gitignored` call (folder -> work tree, None: not in one).
+    """
+    if folder not in known:
         if os.path.exists(os.path.join(folder, ".git")):
-            _WORK_TREES[folder] = folder
+            known[folder] = folder
         else:
             parent = os.path.dirname(folder)
-            _WORK_TREES[folder] = None if parent == folder else _work_tree(parent)
-    return _WORK_TREES[folder]
+            known[folder] = None if parent == folder else _work_tree(parent, known)
+    return known[folder]
 
 
 def _check_ignore(root: str, paths: List[str]) -> List[str]:

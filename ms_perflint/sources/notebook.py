@@ -469,6 +469,42 @@ def _source_spans(text: str) -> Dict[int, Tuple[int, int]]:
     return spans
 
 
+def json_position(text: str, cell: int, line: int) -> Optional[Tuple[int, int]]:
+    """Where line ``line`` of cell ``cell`` (both 1-based, as findings tell them) is written in the notebook's JSON.
+
+    ``(1-based line, 0-based column)`` of the JSON string that holds the start of
+    that line -- one string per line in nbformat's list layout, the whole source
+    when it is one string -- for tools that only know positions in the file, such
+    as flake8. None when the cell's source cannot be found.
+    """
+    from ms_perflint.findings import LineIndex
+
+    try:
+        span = _source_spans(text).get(cell - 1)
+        if span is None:
+            return None
+        start = span[0]
+        if text[start] == "[":
+            start = _item_holding_line(text, start, line)
+    except (ValueError, IndexError):
+        return None
+    return LineIndex(text).position(start)
+
+
+def _item_holding_line(text: str, start: int, line: int) -> int:
+    """The offset of the list item (of the source list at ``start``) where the cell's ``line`` starts."""
+    items = _JsonScanner(text).items(start)
+    current = 1
+    for item_start, item_end in items:
+        if current >= line:
+            return item_start
+        value = json.loads(text[item_start:item_end])
+        current += value.count("\n") if isinstance(value, str) else 0
+        if current > line:
+            return item_start  # the line starts inside this item (it holds several lines)
+    return items[-1][0] if items else start
+
+
 class _JsonScanner:
     """Where values are in a JSON text: the spans :func:`json.loads` does not give."""
 
