@@ -230,8 +230,6 @@ def test_a_walk_does_not_follow_a_folder_symlink_into_a_loop(walked):
     assert not [name for name in names_in(walked) if "/up/" in name]
 
 
-@pytest.mark.xfail(strict=True, reason="sources/notebook.py _code_cells: cells that are not JSON objects (a list of "
-                                       "strings) are skipped without a notice, so the run says 'All checks passed!'")
 def test_a_notebook_whose_cells_are_strings_is_not_passed_in_silence(tmp_path):
     (tmp_path / "strings.ipynb").write_text(json.dumps(STRING_CELLS))
     completed = run("strings.ipynb", cwd=tmp_path)

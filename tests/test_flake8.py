@@ -217,9 +217,6 @@ def test_a_rule_that_fails_is_reported_and_the_other_rules_still_report(tmp_path
     assert FAILED_RULE in completed.stdout, completed.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="run/lint.py puts a failed rule's MSP000 on the first file of the project "
-                                       "(sorted), so a run over other files of it -- `flake8 b_train.py`, "
-                                       "`ms-perflint b_train.py` -- says nothing about the failure")
 def test_a_rule_that_fails_is_reported_when_only_another_file_of_the_project_is_checked(tmp_path: Path):
     write(tmp_path, {"pyproject.toml": "[project]\nname = 'x'\n", "a_util.py": "x = 1\n", "b_train.py": PROGRAM})
     completed = run_flake8_with_failing_rule("--select", "MSP", "b_train.py", cwd=tmp_path)

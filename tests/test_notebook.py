@@ -409,9 +409,6 @@ def test_a_fix_in_a_notebook_with_a_skipped_cell_keeps_that_cell(tmp_path: Path)
     assert fixed_text(tmp_path, original) == as_jupyter_writes_it(notebook(cells))
 
 
-@pytest.mark.xfail(strict=True, reason="run/fixing.py checks a fixed notebook with compile() without "
-                                       "PyCF_ALLOW_TOP_LEVEL_AWAIT, so top-level `await` (valid in Jupyter) refuses "
-                                       "every fix of the notebook")
 def test_a_notebook_with_top_level_await_is_fixed(tmp_path: Path):
     cells = [code(IMPORTS + ["\nimport asyncio"]), code("await asyncio.sleep(0)"), code("config = CheckpointConfig()"),
              code(TRAIN)]

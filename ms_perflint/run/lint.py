@@ -51,12 +51,21 @@ def decide(project, settings_for: Callable[[str], Settings], rules: Sequence[typ
     return check.findings
 
 
+#: Where :func:`decide` puts findings about the whole project (a rule that failed): every file checked shows them.
+PROJECT_WIDE = ""
+
+
 def _internal_error(check, rule, error: BaseException) -> None:
-    paths = sorted(check.project.files) or [""]
     message = (f"internal error in {rule.code} ({rule.name}): {type(error).__name__}: {error}; "
                f"its findings for this project are missing -- please report this")
-    for path in paths[:1]:
-        check.findings.setdefault(path, []).append(Finding("MSP000", message))
+    check.findings.setdefault(PROJECT_WIDE, []).append(Finding("MSP000", message))
+
+
+def findings_for(raw: Dict[str, List[Finding]], relative: str) -> List[Finding]:
+    """A file's raw findings, with the project-wide ones (a failed rule) that every checked file reports."""
+    from dataclasses import replace
+
+    return [*raw.get(relative, []), *(replace(f) for f in raw.get(PROJECT_WIDE, []))]
 
 
 def finish(result: FileResult, raw: Iterable[Finding], settings: Settings, text: str,
@@ -119,7 +128,7 @@ def check_text(text: str, path: str, settings: Settings, kind: Optional[str] = N
         return result
     project = Project("", {name: facts})
     raw = decide(project, lambda _: settings, rules if rules is not None else enabled_rules(settings))
-    return finish(result, raw.get(name, []), settings, unit.text, unit.virtual, is_yaml=kind == YAML)
+    return finish(result, findings_for(raw, name), settings, unit.text, unit.virtual, is_yaml=kind == YAML)
 
 
 def _relative_name(path: str) -> str:
@@ -139,7 +148,7 @@ def check_folder(root: str, settings: Settings, rules: Optional[Sequence[Type]] 
     results: Dict[str, FileResult] = {}
     for relative, record in sorted(index.files.items()):
         result = FileResult(relative, kind=record.kind, error=record.error)
-        findings = raw.get(relative, [])
+        findings = findings_for(raw, relative)
         if findings:
             data = read_bytes(index.absolute(relative))
             if isinstance(data, bytes):

@@ -128,7 +128,7 @@ class Session:
         return [results[path] for path in paths]
 
     def _check_project(self, root: str, members: Sequence[str]) -> Dict[str, FileResult]:
-        from ms_perflint.run.lint import enabled_union
+        from ms_perflint.run.lint import enabled_union, findings_for
 
         index = self.index(root)
         self._apply_overlay(index)
@@ -143,7 +143,7 @@ class Session:
             if record is None:
                 results[path] = self.check_alone(path)
                 continue
-            results[path] = self._finish(path, record.kind, record.error, raw.get(relative, []), digest=record.digest,
+            results[path] = self._finish(path, record.kind, record.error, findings_for(raw, relative), digest=record.digest,
                                          data=texts.get(path))
         return results
 
@@ -234,7 +234,7 @@ class Session:
         """Check one file as a project of its own."""
         from ms_perflint.project.index import extract_record
         from ms_perflint.project.model import Project
-        from ms_perflint.run.lint import decide, enabled_rules
+        from ms_perflint.run.lint import decide, enabled_rules, findings_for
         from ms_perflint.sources import PYTHON, kind_of
 
         kind = kind_of(path) or PYTHON
@@ -247,7 +247,7 @@ class Session:
         if record.facts is None:
             return self._finish(path, kind, record.error, [], data=data)
         raw = decide(Project("", {name: record.facts}), lambda _: settings, enabled_rules(settings))
-        return self._finish(path, kind, record.error, raw.get(name, []), data=data)
+        return self._finish(path, kind, record.error, findings_for(raw, name), data=data)
 
     def read(self, path: str):
         """The bytes of ``path`` (the overlay's when this session holds a text for it)."""

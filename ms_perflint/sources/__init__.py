@@ -161,6 +161,9 @@ def _load_notebook(unit: Unit, data: bytes) -> None:
         return
     unit.notebook = notebook
     unit.source = SourceText(notebook.text, bom=notebook.bom)
+    if notebook.skipped and not notebook.cells:  # nothing could be read: the notebook was not checked at all
+        unit.error = FileError("NotebookError", f"no code cell could be read ({'; '.join(notebook.skipped[:3])})")
+        return
     unit.notices.extend(notebook.skipped)
     virtual = virtual_module(notebook.cells)
     unit.virtual = virtual

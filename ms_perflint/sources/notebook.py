@@ -156,7 +156,10 @@ def _code_cells(cells: Sequence[Any], skipped: List[str]) -> List[CodeCell]:
     """The code cells to lint; a cell that cannot be read as Python is skipped and said so in ``skipped``."""
     found = []
     for index, cell in enumerate(cells):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+        if not isinstance(cell, dict):
+            skipped.append(f"cell {index + 1} skipped: not a notebook cell (a JSON {type(cell).__name__})")
+            continue
+        if cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
         if isinstance(source, list) and all(isinstance(part, str) for part in source):
