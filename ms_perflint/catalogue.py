@@ -380,6 +380,9 @@ WEIGHT_LOADERS = frozenset(
     )
 )
 #: Where the weight loaders that read a file take its path (by last name); an empty path loads nothing.
+#: Loaders that fill a network only when given one (``load_checkpoint(path)`` alone returns a dict: an export
+#: script reading trained checkpoints loads nothing into the network it trains).
+LOADER_NETWORKS: Dict[str, Param] = {"load_checkpoint": Param("net", 1), "load_checkpoint_async": Param("net", 1)}
 LOADER_PATHS: Dict[str, Param] = {
     "load_checkpoint": Param("ckpt_file_name", 0), "load_checkpoint_async": Param("ckpt_file_name", 0),
     "load_model_checkpoint": Param("checkpoint_path", 1),

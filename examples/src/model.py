@@ -58,12 +58,12 @@ class SelfAttention(nn.Cell):
         super().__init__()
         self.attention_channels = attention_channels
         self.norm = nn.LayerNorm((channels,))
-        # ms-perflint: MSP101 -- these projections run in float32 (fix: chain .to_float(mstype.float16)).
-        # Fine for MSP102: 2048, 1536 and 512 are all multiples of 16.
+        # These projections run in float32 unless the program that trains them sets mixed precision:
+        # MSP101 is reported once, where train.py builds its Model. Fine for MSP102: 2048, 1536 and 512
+        # are all multiples of 16.
         self.qkv = nn.Dense(channels, 3 * attention_channels)
         self.proj = nn.Dense(attention_channels, channels)
-        # ms-perflint: MSP101 -- the attention scores are a float32 BatchMatMul. No automatic
-        # fix for a primitive: cast q and k to float16 before it.
+        # The attention scores: a BatchMatMul, one of the float32 MatMuls train.py's MSP101 counts.
         self.scores = ops.BatchMatMul(transpose_b=True)
         self.softmax = nn.Softmax(axis=-1)
         self.scale = attention_channels ** -0.5
@@ -73,7 +73,7 @@ class SelfAttention(nn.Cell):
         tokens = x.reshape(batch, channels, height * width).transpose(0, 2, 1)
         q, k, v = ops.split(self.qkv(self.norm(tokens)), self.attention_channels, axis=-1)
         attention = self.softmax(self.scores(q, k) * self.scale)
-        # ms-perflint: fine for MSP101 -- both operands are cast to float16 right here.
+        # ms-perflint: fine for MSP101 -- both operands are cast to float16 right here: not counted.
         mixed = ops.matmul(ops.cast(attention, mstype.float16), ops.cast(v, mstype.float16))
         out = tokens + self.proj(ops.cast(mixed, mstype.float32))
         return out.transpose(0, 2, 1).reshape(batch, channels, height, width)
@@ -82,14 +82,14 @@ class SelfAttention(nn.Cell):
 class MLPBlock(nn.Cell):
     """Residual two-layer MLP (LayerNorm -> Dense -> GELU -> Dense), as in a transformer block."""
 
+    # ms-perflint: MSP102 -- 1500, the hidden width, is not a multiple of 16 and large enough for it
+    # to matter (no automatic fix: padding fc1 means padding fc2's input too).
     def __init__(self, channels=2048, hidden_channels=1500):
         super().__init__()
         self.norm = nn.LayerNorm((channels,))
-        # ms-perflint: MSP101 (float32) and MSP102 (1500 is not a multiple of 16; the fix
-        # pads it to (hidden_channels + 15) // 16 * 16 = 1504).
         self.fc1 = nn.Dense(channels, hidden_channels)
         self.act = nn.GELU()
-        # ms-perflint: MSP101. The input width is read from fc1, so padding fc1 keeps them in step.
+        # The input width is read from fc1, so the two stay in step when fc1 is padded by hand.
         self.fc2 = nn.Dense(self.fc1.out_channels, channels)
 
     def construct(self, x):
@@ -115,7 +115,7 @@ class ResNet(nn.Cell):
         self.attention = SelfAttention(out_channels[-1])
         self.mlp = MLPBlock(out_channels[-1])
         # ms-perflint: fine for MSP101 -- the classifier is kept in float32 on purpose, for
-        # stable logits; fine for MSP102 and MSP104 -- the class count is a parameter here.
+        # stable logits: not counted; fine for MSP102 and MSP104 -- a class count, passed in.
         self.head = nn.Dense(out_channels[-1], num_classes).to_float(mstype.float32)
 
     def construct(self, x):

@@ -45,6 +45,8 @@ class MatmulSite:
     coverage: Optional[Coverage] = None
     #: An operand is cast to float32 right before it.
     operand_fp32: bool = False
+    #: How many layers the site builds: a factory function (``fc(in, out)``) builds one per call.
+    count: int = 1
 
     def describe(self) -> str:
         """``nn.Dense(2048, 1000) at src/model.py:97``."""
@@ -138,12 +140,22 @@ def _sites(project: Project, values: Values, scopes: Set[ScopeRef]) -> List[Matm
                 continue
             if site.kind == "layer":
                 _size(values, site, index)
+                site.count = _builds(project, (path, index), scopes)
             operands = call.args[:2]
             site.operand_fp32 = any(v.cast == ms.FLOAT32 for v in operands)
             if site.kind != "layer" and operands and all(v.cast in ms.LOW_PRECISION for v in operands):
                 site.coverage = Coverage("operands cast to float16 right before it")
             sites.append(site)
     return sites
+
+
+def _builds(project: Project, scope: ScopeRef, scopes: Set[ScopeRef]) -> int:
+    """How many times the network's building code runs ``scope``: once for a method, once per call for a factory."""
+    path, index = scope
+    if project.python[path].scopes[index].cls:
+        return 1
+    callers = [c for p, c in project.callers(scope) if (p, c.scope) in scopes]
+    return max(1, len(callers))
 
 
 def _site(project: Project, path: str, call: Call, method: str) -> Optional[MatmulSite]:
@@ -188,8 +200,10 @@ def _mechanisms(project: Project, values: Values, program: Program, precision: P
                 continue
             qualified = project.qualified(path, call)
             where = f"{path}:{call.line}"
-            if qualified in ms.LOSS_SCALING or ms.LOSS_SCALE_MANAGER in call.kwargs and qualified == ms.MODEL:
-                precision.levels.append(("?", f"loss scaling at {where}"))  # loss scaling exists for float16
+            if qualified in ms.LOSS_SCALING and project.training_kind(path, call) == "step":
+                # A train step that scales its loss is built for float16 layers (``Model`` instead says so
+                # with ``amp_level``; a loss scale manager alone changes nothing there).
+                precision.levels.append(("?", f"loss scaling at {where}"))
             if qualified in ms.AMP_ENTRIES:
                 _amp_entry(values, path, call, qualified, where, precision)
             elif qualified == ms.CUSTOM_MIXED_PRECISION:

@@ -355,7 +355,8 @@ class Fp32Matmul(Rule):
         fix = _program_fix(use, precision)
         switch = 'pass amp_level="O2" (or "O3")' if use.kind == "model" else \
             'wrap the network with amp.auto_mixed_precision(net, "O2") for this custom training loop'
-        message = (f"{_anchor_name(use)} trains{where} in float32 with no mixed precision: {len(sites)} MatMul-family "
+        layers = sum(site.count for site in sites)
+        message = (f"{_anchor_name(use)} trains{where} in float32 with no mixed precision: {layers} MatMul-family "
                    f"layers run in fp32 on the Cube ({biggest}); {switch}")
         check.report(self.code, use.path, use.anchor, message, fix)
 
@@ -378,9 +379,12 @@ class Fp32Matmul(Rule):
 def _significant(sites: List[MatmulSite]) -> bool:
     """Enough MatMul work to matter: a million weights in MatMul layers, or several MatMuls of sizes only
     known at run time (attention products, config-sized layers)."""
-    known = sum(site.weights for site in sites if site.weights is not None)
-    unknown = [site for site in sites if site.weights is None]
-    return known >= SIGNIFICANT_TOTAL or (len(unknown) >= 2 and len(sites) >= 4)
+    layers = sum(site.count for site in sites)
+    if layers < 2:
+        return False  # one MatMul, a CNN's classifier head: the network's work is elsewhere
+    known = sum(site.weights * site.count for site in sites if site.weights is not None)
+    unknown = sum(site.count for site in sites if site.weights is None)
+    return known >= SIGNIFICANT_TOTAL or (unknown >= 2 and layers >= 4)
 
 
 def _anchor_name(use: NetworkUse) -> str:

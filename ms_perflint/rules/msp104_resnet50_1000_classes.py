@@ -738,12 +738,21 @@ class _Decider:
     def _loads_nothing(self, path: str, call: Call, program: Program, config: str) -> bool:
         """The loader is given an empty path, or only passes on what a nested loader call loaded."""
         facts = self.project.python[path]
+        name = call.method or call.callee.rsplit(".", 1)[-1]
         for argument in (*call.args, *call.kwargs.values()):
             if argument.kind == CALL:
                 inner = facts.call(argument.data)
-                if inner is not None and _loader_name(inner):
-                    return True  # the inner loader decides
-        parameter = ms.LOADER_PATHS.get(call.method or call.callee.rsplit(".", 1)[-1])
+                if inner is not None and _loader_name(inner):  # load_param_into_net(net, load_checkpoint(path))
+                    return self._path_empty(path, inner, program, config)
+        network = ms.LOADER_NETWORKS.get(name)
+        if network is not None and not call.may_pass(network.keyword, network.position):
+            return True  # returns the parameters; only a load_param_into_net (a loader itself) fills a network
+        return self._path_empty(path, call, program, config)
+
+    def _path_empty(self, path: str, call: Call, program: Program, config: str) -> bool:
+        """The loader is given a path that is empty in every configuration."""
+        name = call.method or call.callee.rsplit(".", 1)[-1]
+        parameter = ms.LOADER_PATHS.get(name)
         file = call.argument(parameter.keyword, parameter.position) if parameter is not None else None
         if file is None:
             return False

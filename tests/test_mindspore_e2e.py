@@ -1,0 +1,204 @@
+"""End to end under real MindSpore: fix ``examples/`` with the real CLI, then train both copies.
+
+Run by ``tox -e mindspore`` (``pytest -m mindspore``). In that tier MindSpore must be
+installed: a missing MindSpore fails these tests, it never skips them.
+
+A copy of ``examples/`` is fixed with ``ms-perflint --fix --unsafe-fixes``; a second,
+untouched copy is the baseline. Then, as subprocesses on CPU:
+
+- the fix leaves nothing fixable in one run, and changes exactly the lines it reports;
+- both copies train for 2 steps and write checkpoints;
+- the fixed copy's CheckpointConfig saves asynchronously and its Model trains with AMP O2
+  (read from the objects the training script actually built), the original's does not;
+- the fixed checkpoint holds the 1001-class head;
+- finetune.py (the look-alikes, left alone by the fix) fine-tunes from the original's
+  1000-class checkpoint in both copies.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Dict, List, Set, Tuple
+
+import pytest
+
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.mindspore
+
+EXAMPLES = REPO / "examples"
+STEPS = 2
+TIMEOUT = 1200
+_SHOWN_FIX = re.compile(r"^(?P<path>[^:\s]+\.py):(?P<line>\d+): (?P<code>MSP\d{3}) ")
+_FINDING = re.compile(r"^(?P<path>[^:\s]+\.py):(?P<line>\d+):\d+: (?P<code>MSP\d{3})")
+
+#: Runs a script of the example (from the current folder) after wrapping CheckpointConfig and Model so the
+#: async_save and amp_level of what the script builds are printed: what training really used.
+RUN_AND_RECORD = """
+import runpy, sys
+import mindspore.train as train
+config_init, model_init = train.CheckpointConfig.__init__, train.Model.__init__
+def recording_config(self, *args, **kwargs):
+    config_init(self, *args, **kwargs)
+    print("CHECKPOINT_CONFIG async_save=%r" % (self.async_save,), flush=True)
+def recording_model(self, *args, **kwargs):
+    print("MODEL amp_level=%r" % (kwargs.get("amp_level", "O0"),), flush=True)
+    model_init(self, *args, **kwargs)
+train.CheckpointConfig.__init__, train.Model.__init__ = recording_config, recording_model
+script = sys.argv[1]
+sys.argv = [script, "--device-target", "CPU", *sys.argv[2:]]
+runpy.run_path(script, run_name="__main__")
+"""
+
+#: Loads a checkpoint and prints the shapes of its parameters.
+CHECKPOINT_SHAPES = """
+import json, sys
+import mindspore as ms
+print("SHAPES " + json.dumps({k: list(v.shape) for k, v in ms.load_checkpoint(sys.argv[1]).items()}))
+"""
+
+
+def python(code: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """Run ``code`` with this interpreter (the one that has MindSpore) in ``cwd``."""
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT, env=_env()
+    )
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """The real ms-perflint CLI."""
+    return subprocess.run(
+        [sys.executable, "-m", "ms_perflint", *args], cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT, env=_env()
+    )
+
+
+def _env() -> Dict[str, str]:
+    return {**os.environ, "NO_COLOR": "1", "PYTHONDONTWRITEBYTECODE": "1", "GLOG_v": "3"}
+
+
+def tagged(output: str, tag: str) -> List[str]:
+    """Payloads of the lines a probe printed as ``TAG payload``."""
+    prefix = tag + " "
+    return [line[len(prefix):] for line in output.splitlines() if line.startswith(prefix)]
+
+
+def python_files(root: Path) -> Dict[str, bytes]:
+    return {path.relative_to(root).as_posix(): path.read_bytes() for path in sorted(root.rglob("*.py"))}
+
+
+@pytest.fixture(scope="module")
+def mindspore_installed() -> None:
+    """Fail (never skip) when MindSpore is missing: this tier exists to run it."""
+    probe = python("import mindspore; print(mindspore.__version__)", cwd=REPO)
+    assert probe.returncode == 0, f"MindSpore is not importable by {sys.executable}; run `tox -e mindspore`\n{probe.stderr}"
+
+
+@pytest.fixture(scope="module")
+def copies(tmp_path_factory, mindspore_installed) -> SimpleNamespace:
+    """``original`` and ``fixed`` copies of examples/, the findings before, and what --fix reported."""
+    assert (EXAMPLES / "train.py").is_file(), "examples/train.py is missing"
+    root = tmp_path_factory.mktemp("e2e")
+    original, fixed = root / "original", root / "fixed"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "output", "*.ckpt")
+    shutil.copytree(EXAMPLES, original, ignore=ignore)
+    shutil.copytree(EXAMPLES, fixed, ignore=ignore)
+    before = cli(".", cwd=original)
+    assert before.returncode == 1, before.stdout + before.stderr
+    fixing = cli("--fix", "--unsafe-fixes", "--show-fixes", ".", cwd=fixed)
+    assert fixing.returncode in (0, 1), fixing.stdout + fixing.stderr
+    assert fixing.stderr == "", fixing.stderr  # no discarded fix, no refused write, no non-convergence
+    return SimpleNamespace(original=original, fixed=fixed, before=before.stdout, fixing=fixing.stdout)
+
+
+def shown_fixes(output: str) -> Set[Tuple[str, int, str]]:
+    return {(m["path"], int(m["line"]), m["code"]) for m in map(_SHOWN_FIX.match, output.splitlines()) if m}
+
+
+def test_one_fix_run_leaves_nothing_fixable(copies):
+    again = cli("--diff", "--unsafe-fixes", ".", cwd=copies.fixed)
+    assert (again.returncode, again.stdout) == (0, ""), again.stdout + again.stderr
+    assert shown_fixes(copies.fixing), "the examples are meant to have fixable findings"
+
+
+def test_fix_changes_exactly_the_lines_it_reports(copies):
+    before, after = python_files(copies.original), python_files(copies.fixed)
+    assert before.keys() == after.keys()
+    fixes = shown_fixes(copies.fixing)
+    findings = {(m["path"], int(m["line"]), m["code"]) for m in map(_FINDING.match, copies.before.splitlines()) if m}
+    assert fixes <= findings, "every fix applied is at a finding reported before fixing"
+    for name in before:
+        expected_lines = {line for path, line, _ in fixes if path == name}
+        old = before[name].decode("utf-8").splitlines()
+        new = after[name].decode("utf-8").splitlines()
+        changed: Set[int] = set()
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+            if tag in ("replace", "delete"):
+                changed.update(range(i1 + 1, i2 + 1))
+            if tag == "insert":  # only imports a fix needs may be added
+                assert all(line.startswith(("import ", "from ")) for line in new[j1:j2]), new[j1:j2]
+        assert changed == expected_lines, name
+        if not expected_lines:
+            assert before[name] == after[name], f"{name} has no fix but changed"
+
+
+@pytest.fixture(scope="module")
+def trained(copies) -> Dict[str, SimpleNamespace]:
+    """Train both copies for a few steps on CPU; keep what each printed and wrote."""
+    runs = {}
+    for label, folder in (("original", copies.original), ("fixed", copies.fixed)):
+        output_dir = folder / "output"
+        done = python(RUN_AND_RECORD, "train.py", "--steps", str(STEPS), "--output-dir", str(output_dir), cwd=folder)
+        runs[label] = SimpleNamespace(done=done, output_dir=output_dir)
+    return runs
+
+
+@pytest.mark.parametrize("label", ["original", "fixed"])
+def test_both_copies_train_and_write_checkpoints(trained, label):
+    run = trained[label]
+    assert run.done.returncode == 0, run.done.stdout[-3000:] + run.done.stderr[-3000:]
+    steps = re.findall(r"epoch: 1 step: (\d+), loss is ([-0-9.e]+)", run.done.stdout)
+    assert [int(step) for step, _ in steps] == list(range(1, STEPS + 1)), run.done.stdout[-3000:]
+    assert all(float(loss) == float(loss) for _, loss in steps), "loss is NaN"
+    assert list(run.output_dir.glob(f"resnet50-1_{STEPS}.ckpt")), sorted(p.name for p in run.output_dir.iterdir())
+
+
+def test_fixed_copy_saves_asynchronously_and_trains_with_mixed_precision(trained):
+    assert tagged(trained["original"].done.stdout, "CHECKPOINT_CONFIG") == ["async_save=False"]
+    assert tagged(trained["fixed"].done.stdout, "CHECKPOINT_CONFIG") == ["async_save=True"]
+    assert tagged(trained["original"].done.stdout, "MODEL") == ["amp_level='O0'"]
+    assert tagged(trained["fixed"].done.stdout, "MODEL") == ["amp_level='O2'"]
+
+
+def checkpoint_shapes(run) -> Dict[str, List[int]]:
+    probe = python(CHECKPOINT_SHAPES, str(run.output_dir / f"resnet50-1_{STEPS}.ckpt"), cwd=run.output_dir)
+    assert probe.returncode == 0, probe.stderr[-3000:]
+    [payload] = tagged(probe.stdout, "SHAPES")
+    return json.loads(payload)
+
+
+def test_fixed_checkpoint_has_the_1001_class_head(trained):
+    assert trained["original"].done.returncode == trained["fixed"].done.returncode == 0
+    assert checkpoint_shapes(trained["original"])["head.weight"][0] == 1000
+    assert checkpoint_shapes(trained["fixed"])["head.weight"][0] == 1001
+
+
+@pytest.mark.parametrize("label", ["original", "fixed"])
+def test_finetune_loads_the_1000_class_weights_and_trains_with_mixed_precision(trained, copies, label):
+    """The look-alikes are left alone: both copies' finetune.py load a 1000-class checkpoint and train."""
+    original = trained["original"]
+    assert original.done.returncode == 0
+    weights = original.output_dir / f"resnet50-1_{STEPS}.ckpt"
+    folder = getattr(copies, label)
+    done = python(RUN_AND_RECORD, "finetune.py", "--pretrained", str(weights), "--steps", str(STEPS),
+                  "--output-dir", str(folder / "finetuned"), cwd=folder)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert tagged(done.stdout, "MODEL") == ["amp_level='O2'"]
+    assert tagged(done.stdout, "CHECKPOINT_CONFIG") == ["async_save=True"]
