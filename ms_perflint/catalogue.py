@@ -17,7 +17,8 @@ from typing import Dict, FrozenSet, Optional, Tuple
 # --- packages and spellings -------------------------------------------------------------
 
 #: Top-level packages whose import marks a file as MindSpore code.
-MINDSPORE_PACKAGES: Tuple[str, ...] = ("mindspore", "mindcv", "mindformers", "mindnlp", "mindocr", "mindyolo")
+MINDSPORE_PACKAGES: Tuple[str, ...] = ("mindspore", "mindcv", "mindformers", "mindnlp", "mindocr", "mindyolo",
+                                       "mindvision")
 
 #: Top-level packages of other frameworks: their objects are never MindSpore's.
 FOREIGN_PACKAGES: FrozenSet[str] = frozenset(
@@ -193,9 +194,37 @@ WEIGHTED_LAYERS: Dict[str, WeightedLayer] = {
                                                   Param("kernel_size", 2), 2),
     "mindspore.nn.Embedding": WeightedLayer(Param("vocab_size", 0), Param("embedding_size", 1)),
 }
-#: Below this many parameters (a checkpoint of about 8 MB in float32) a save takes tens of milliseconds:
-#: LeNet (60 k), SqueezeNet (1.2 M), MobileViT-XXS (1.3 M). Not worth a finding about saving.
-SMALL_NETWORK_PARAMETERS = 2_000_000
+#: Layers whose weights the linter does not size: a network that builds one has an unknown size.
+UNSIZED_WEIGHT_LAYERS = frozenset(
+    ("mindspore.Parameter", "mindspore.nn.LSTM", "mindspore.nn.GRU", "mindspore.nn.RNN", "mindspore.nn.LSTMCell",
+     "mindspore.nn.GRUCell", "mindspore.nn.RNNCell", "mindspore.nn.MultiheadAttention", "mindspore.nn.Transformer",
+     "mindspore.nn.TransformerEncoder", "mindspore.nn.TransformerDecoder", "mindspore.nn.TransformerEncoderLayer",
+     "mindspore.nn.TransformerDecoderLayer", "mindspore.nn.BiDense")
+)
+#: A save every this many steps or more is rare: at Ascend step times (tens to hundreds of milliseconds) that is
+#: one save every few minutes or more, a stall of well under 1 % even for a checkpoint of gigabytes.
+RARE_SAVE_STEPS = 5000
+#: Below this many parameters (a float32 checkpoint of about 12 MB) a save takes tens of milliseconds:
+#: LeNet (60 k), SqueezeNet (1.2 M), MobileViT-XXS (1.3 M), OSNet (2.2 M). Not worth a finding about saving.
+SMALL_NETWORK_PARAMETERS = 3_000_000
+#: Model-zoo networks under :data:`SMALL_NETWORK_PARAMETERS`, by the name their factory or ``create_model``
+#: takes (mindcv, mindvision), with their published parameter counts.
+SMALL_ZOO_NETWORKS: Dict[str, int] = {
+    "lenet": 61_706, "lenet5": 61_706,
+    "squeezenet1_0": 1_248_424, "squeezenet1_1": 1_235_496,
+    "mobilenet_v1_025": 470_000, "mobilenet_v1_050": 1_340_000, "mobilenet_v1_075": 2_600_000,
+    "mobilenet_v2_035": 1_700_000, "mobilenet_v2_050": 2_000_000, "mobilenet_v2_075": 2_640_000,
+    "mobilenet_v3_small_075": 2_040_000, "mobilenet_v3_small_100": 2_550_000,
+    "shufflenet_v2_x0_5": 1_370_000, "shufflenet_v2_x1_0": 2_290_000,
+    "ghostnet_050": 2_600_000, "mnasnet_050": 2_220_000,
+    "mobilevit_xx_small": 1_270_000, "mobilevit_x_small": 2_320_000,
+}
+#: Architecture families none of whose published variants reaches :data:`SMALL_NETWORK_PARAMETERS`, by the
+#: lower-case start of a project class's name (``LeNet5``, ``SqueezeNet_Residual``, ``OSNet``), with the
+#: parameters of their largest variant.
+SMALL_ARCHITECTURES: Dict[str, int] = {"lenet": 61_706, "squeezenet": 1_248_424, "osnet": 2_600_000}
+#: Model-zoo factories that take the model's name (``create_model(model_name="squeezenet1_0")``).
+MODEL_NAME_FACTORIES = {"create_model": Param("model_name", 0)}
 
 #: Loss scaling exists for float16 training: a program that scales its loss runs mixed precision.
 LOSS_SCALING = frozenset(

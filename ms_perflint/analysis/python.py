@@ -279,6 +279,13 @@ class _Collector(cst.CSTVisitor):
     def visit_While(self, node: cst.While) -> None:
         self._push_loop(node, "while", None)
 
+    def _visit_comprehension(self, node: cst.BaseComp) -> None:
+        # ``[Block(c) for c in channels]`` builds once per item, like a ``for`` loop; only the first
+        # ``for`` is recorded (nested ones multiply, and an unknown count is unknown either way).
+        self._push_loop(node, "comp", self.value_of(node.for_in.iter))
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _visit_comprehension
+
     def _push_loop(self, node: cst.CSTNode, kind: str, iterable: Optional[Value]) -> None:
         stack = self.loop_stack[-1]
         loop = Loop(len(self.facts.loops), self.scope, kind, stack[-1] if stack else -1, iterable)

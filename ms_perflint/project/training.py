@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple  # noqa: F401
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, Call, Value
+from ms_perflint.analysis.facts import CALL, PARAM, Call, Value
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 
 #: MindSpore cells that wrap a network and take it as their first argument.
@@ -281,22 +281,202 @@ def _call_ids(value: Value, depth: int = 0) -> Set[int]:
     return found
 
 
-def parameter_count(project: Project, values, scopes: Set[ScopeRef]) -> Optional[int]:
-    """Weights of the Dense/Linear/Conv/Embedding layers built in ``scopes``; None when one is of unknown size."""
-    total = 0
-    for path, index in scopes:
-        facts = project.python[path]
-        for call in facts.calls:
-            if call.scope != index or not call.callee:
-                continue
-            layer = ms.WEIGHTED_LAYERS.get(project.qualified(path, call))
-            if layer is None:
-                continue
-            size = _layer_size(values, path, call, layer)
+def network_parameters(project: Project, values, training: "Training", path: str, network: Value,
+                       scope: int) -> Optional[int]:
+    """How many parameters a network has, at most: counted from the project classes it is made of, known for
+    model-zoo networks (``lenet(...)``, ``create_model("squeezenet1_0")``) and for small architecture families
+    (a project class named ``SqueezeNet``); None when unknown."""
+    classes = training.network_classes(path, network, scope)
+    if classes:
+        counted = ParameterCount.shared(project, values).of_classes(classes)
+        if counted is not None:
+            return counted
+        families = [_family(name) for _, name in classes]
+        return max(families) if all(f is not None for f in families) else None  # type: ignore[type-var]
+    return _zoo_parameters(project, values, path, training.unwrap(path, network), scope)
+
+
+def _family(class_name: str) -> Optional[int]:
+    name = class_name.lower()
+    return next((size for family, size in ms.SMALL_ARCHITECTURES.items() if name.startswith(family)), None)
+
+
+def _zoo_parameters(project: Project, values, path: str, network: Value, scope: int) -> Optional[int]:
+    made = project.made_by(path, network, scope=scope)
+    if not made or made.split(".", 1)[0] not in ms.MINDSPORE_PACKAGES:
+        return None
+    factory = made.rsplit(".", 1)[-1]
+    if factory not in ms.MODEL_NAME_FACTORIES:
+        return ms.SMALL_ZOO_NETWORKS.get(factory.lower())
+    found = project.making_call(path, network, made)
+    if found is None:
+        return None
+    parameter = ms.MODEL_NAME_FACTORIES[factory]
+    named = values.resolve(found[0], found[1].argument(parameter.keyword, parameter.position), found[1].scope)
+    sizes = [ms.SMALL_ZOO_NETWORKS.get(k.value.lower()) if isinstance(k.value, str) else None for k in named.values]
+    if not named.complete or not sizes or None in sizes:
+        return None
+    return max(sizes)  # type: ignore[type-var]
+
+
+class ParameterCount:
+    """How many weights a network's classes build, counting every construction (memoised per project).
+
+    A block built in a loop or a comprehension counts once per iteration, a helper method once per call; a
+    layer whose size takes several values counts at its largest. So the count does not fall below the truth:
+    anything the linter cannot size (a loop over an unknown sequence, a recurrent or attention layer, a
+    network from another package stored on ``self``) makes the whole count unknown.
+    """
+
+    def __init__(self, project: Project, values) -> None:
+        self.project = project
+        self.values = values
+        self._scopes: Dict[ScopeRef, Optional[int]] = {}
+
+    @classmethod
+    def shared(cls, project: Project, values) -> "ParameterCount":
+        """The project's counter (counts are shared by the rules of one run)."""
+        return project.memo(("parameter-count", id(values)), lambda: cls(project, values))  # type: ignore[return-value]
+
+    def of_classes(self, classes: FrozenSet[ClassRef]) -> Optional[int]:
+        """The weights of one instance of each class (None when one is unknown)."""
+        total = 0
+        for cls in sorted(classes):
+            size = self.of_class(cls)
             if size is None:
                 return None
             total += size
-    return total
+        return total
+
+    def of_class(self, cls: ClassRef) -> Optional[int]:
+        """Weights built by the class's ``__init__`` and its project bases' (each base's init counted)."""
+        total = 0
+        for current in self.project.ancestry(cls):
+            facts = self.project.class_facts(current)
+            index = facts.methods.get("__init__") if facts is not None else None
+            if index is not None:
+                size = self.of_scope((current[0], index))
+                held = self._held_networks(current, index)
+                if size is None or held is None:
+                    return None
+                total += size + held
+        return total
+
+    def _held_networks(self, cls: ClassRef, init: int) -> Optional[int]:
+        """Networks handed to ``__init__`` and kept on ``self`` to be called (``self.backbone = backbone``)."""
+        project = self.project
+        path = cls[0]
+        facts = project.class_facts(cls)
+        called = _called_attributes(project, cls)
+        total = 0
+        for name, value in facts.attrs.items():  # type: ignore[union-attr]
+            if value.kind != PARAM or name not in called:
+                continue
+            classes = frozenset(c for c in project.instance_classes(path, value, init) if project.is_cell(c))
+            size = self.of_classes(classes) if classes else None
+            if size is None:
+                return None
+            total += size
+        return total
+
+    def of_scope(self, scope: ScopeRef) -> Optional[int]:
+        """Weights built when the scope runs once."""
+        if scope in self._scopes:
+            return self._scopes[scope]
+        self._scopes[scope] = None  # recursion: unknown
+        path, index = scope
+        total: Optional[int] = 0
+        for call in self.project.python[path].calls:
+            if call.scope != index:
+                continue
+            size = self._call(path, call)
+            times = self._iterations(path, call) if size else 1
+            if size is None or times is None:
+                total = None
+                break
+            total += size * times  # type: ignore[operator]
+        self._scopes[scope] = total
+        return total
+
+    def _call(self, path: str, call: Call) -> Optional[int]:
+        project = self.project
+        qualified = project.qualified(path, call)
+        if qualified:
+            layer = ms.WEIGHTED_LAYERS.get(qualified)
+            if layer is not None:
+                return _layer_size(self.values, path, call, layer)
+            if qualified in ms.UNSIZED_WEIGHT_LAYERS:
+                return None
+            # Another package's network stored on the cell (``self.backbone = create_model(...)``).
+            return None if call.target.startswith("self.") and not qualified.startswith("mindspore.") else 0
+        method = self._own_method(path, call)
+        if method is not None:
+            return self.of_scope(method)
+        symbol = project.callee(path, call)
+        if symbol is None:
+            return 0  # a builtin, numpy, or a call the linter cannot follow
+        if symbol.kind == "class":
+            ref = (symbol.path, symbol.name)
+            return self.of_class(ref) if project.is_cell(ref) else 0
+        function = project.function_of(symbol)
+        return self.of_scope((symbol.path, function)) if function is not None else 0
+
+    def _own_method(self, path: str, call: Call) -> Optional[ScopeRef]:
+        """``self._make_layer(...)``: the method of the calling class it runs."""
+        if not call.callee.startswith("self.") or call.callee.count(".") != 1:
+            return None
+        owner = self.project.owner_class(path, call.scope)
+        if owner is None:
+            return None
+        name = call.callee[5:]
+        for current in self.project.ancestry(owner):
+            facts = self.project.class_facts(current)
+            if facts is not None and name in facts.methods:
+                return current[0], facts.methods[name]
+        return None
+
+    def _iterations(self, path: str, call: Call) -> Optional[int]:
+        """How many times the loops around the call run (1 outside loops; None when unknown)."""
+        times = 1
+        facts = self.project.python[path]
+        for loop_id in call.loops:
+            count = _loop_count(self.values, path, facts.loops[loop_id], facts)
+            if count is None:
+                return None
+            times *= count
+        return times
+
+
+def _called_attributes(project: Project, cls: ClassRef) -> Set[str]:
+    """``self.<name>`` the class's methods call (``self.backbone(x)``)."""
+    return {call.callee[5:] for path, index in project.methods(cls) for call in project.python[path].calls
+            if call.scope == index and call.callee.startswith("self.") and call.callee.count(".") == 1}
+
+
+def _loop_count(values, path: str, loop, facts) -> Optional[int]:
+    """The most iterations of ``for _ in range(...)`` or of a loop over a known tuple; None when unknown."""
+    iterable = loop.iterable
+    if iterable is None:
+        return None
+    if iterable.kind == CALL:
+        call = facts.call(iterable.data)
+        if call is None or call.callee != "range" or not 1 <= len(call.args) <= 3:
+            return None
+        bounds = []
+        for argument in call.args[:2]:
+            found = values.resolve(path, argument, loop.scope)
+            numbers = [k.value for k in found.values]
+            if not found.complete or not numbers or not all(type(n) is int for n in numbers):
+                return None
+            bounds.append(numbers)
+        if len(bounds) == 1:
+            return max(0, max(bounds[0]))
+        return max(0, max(bounds[1]) - min(bounds[0]))
+    found = values.resolve(path, iterable, loop.scope)
+    sizes = [len(k.value) for k in found.values if isinstance(k.value, (tuple, list, dict, str))]
+    if not found.complete or not sizes or len(sizes) != len(found.values):
+        return None
+    return max(sizes)
 
 
 def _layer_size(values, path: str, call: Call, layer) -> Optional[int]:

@@ -8,7 +8,7 @@ from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import CALL, LIT, OP, PARAM, Call, Value, YamlFacts, YamlMapping
 from ms_perflint.findings import FixAvailability, FixSafety, TextEdit, Fix
 from ms_perflint.project.model import Project, ScopeRef, is_test_file
-from ms_perflint.project.training import Training
+from ms_perflint.project.training import Training, network_parameters
 from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
 from ms_perflint.rules.check import Check, append_keyword, replace_value
 
@@ -59,9 +59,11 @@ class SyncCheckpointSave(Rule):
             The fix appends `async_save=True` in the call's layout (one argument per line stays one per
             line; a trailing comma stays) or adds `async_save: True` to the YAML callback. It is *safe*
             when the keyword is missing and nothing reads the checkpoint right after. It is *unsafe*
-            when the same function then reads, lists, copies, uploads or loads files (`os.listdir`,
-            `shutil.copy`, `load_checkpoint`, an OBS upload): the background write may not have
-            finished. Replacing an explicit `async_save=False` is unsafe too: the author chose it. The
+            when the code that runs after the save reads, lists, copies, uploads or loads files (`os.listdir`,
+            `shutil.copy`, `load_checkpoint`, an OBS upload), itself or through a project function
+            (`visualize_model(best_ckpt)`): the save's own function, the function calling it, or -- for a save
+            in a callback or helper -- the code after the training call (a later notebook cell counts).
+            The background write may not have finished. Replacing an explicit `async_save=False` is unsafe too: the author chose it. The
             fix never writes `"process"`: it forks, and was up to 2x slower when measured.
         """,
         programs="""
@@ -81,8 +83,16 @@ class SyncCheckpointSave(Rule):
               `run_eval` False by default, `training = False`);
             - one save at the end of the run: `save_checkpoint_steps=steps_per_epoch * epochs`, or an interval of
               one epoch in a program that trains for one epoch;
-            - a small network: under 2 million parameters (LeNet, SqueezeNet, MobileViT-XXS) a checkpoint is a
-              few MB and writes in tens of milliseconds;
+            - a small network: under 3 million parameters (LeNet, SqueezeNet, MobileViT-XXS, OSNet) a checkpoint
+              is a few MB and writes in tens of milliseconds. The size is counted from the layers the network's
+              classes build -- a block built in a loop or a comprehension once per iteration, a network kept by a
+              wrapper (`self.backbone = backbone`) with it -- and known for model-zoo networks
+              (`lenet(...)`, `create_model("squeezenet1_0")`) and for architectures that are small in every
+              published variant (a class named `SqueezeNet...`, `LeNet...`, `OSNet...`). A network whose size
+              cannot be counted is reported;
+            - a rare save: `save_checkpoint_steps` of 5,000 or more, or a save under `if step % N == 0` with
+              `N` at least 5,000, whatever the configuration. At Ascend step times that is a save every few
+              minutes or more, a stall of well under 1 % even for a checkpoint of gigabytes;
             - a save guarded to run once (`if epoch == epochs - 1:`), a save in `on_train_end`;
             - loops that do not train (a conversion loop that saves one file per iteration);
             - YAML configs whose `run_mode` is `predict` or `eval`.
@@ -341,7 +351,8 @@ class SyncCheckpointSave(Rule):
         programs = [program for program in project.training_programs()
                     if any(program.reaches(p, c.scope) and _runs(check, program, p, c)
                            for p, c in _model_checkpoints(project, path, call))]
-        if not programs or _saves_once(check, call, programs) or _small_network(check, training, programs):
+        if not programs or _saves_once(check, call, programs) or _saves_rarely(check, path, call) \
+                or _small_network(check, training, programs):
             return
         # ModelCheckpoint waits for its background writes when training ends (MindSpore 2.10,
         # ModelCheckpoint.end), so reading the files after Model.train returns is safe.
@@ -362,9 +373,10 @@ class SyncCheckpointSave(Rule):
         if not programs:
             return
         where = _repeated_in_training(check, training, path, call)
-        if where is None or _guarded_once(call) or _saves_small_network(check, training, path, call):
+        if where is None or _guarded_once(call) or _period_is_rare(check, path, call) \
+                or _saves_small_network(check, training, path, call):
             return
-        reads = _reads_after(project, path, call)
+        reads = _reads_after(check, programs, path, call)
         fix = _fix(call, state, argument, reads)
         said = " (async_save=False)" if state == FALSE else ""
         message = f"save_checkpoint{said} in {where} blocks training at every save"
@@ -464,6 +476,32 @@ def _saves_once(check: Check, call: Call, programs) -> bool:
     return per_epoch and all(_epochs(check, program) == {1} for program in programs)
 
 
+def _saves_rarely(check: Check, path: str, config: Call) -> bool:
+    """``save_checkpoint_steps`` is at least :data:`~ms_perflint.catalogue.RARE_SAVE_STEPS` whatever the
+    configuration."""
+    steps = config.argument(ms.SAVE_STEPS.keyword, ms.SAVE_STEPS.position)
+    return steps is not None and _all_at_least(check, path, steps, config.scope, ms.RARE_SAVE_STEPS)
+
+
+def _period_is_rare(check: Check, path: str, call: Call) -> bool:
+    """The save runs under ``step % N == 0`` with every configured ``N`` at least ``RARE_SAVE_STEPS``."""
+    for condition, holds in call.guards:
+        if not holds or condition.kind != OP or condition.data != "==" or len(condition.parts) != 2:
+            continue
+        for modulo, zero in (condition.parts, condition.parts[::-1]):
+            if modulo.kind == OP and modulo.data == "%" and len(modulo.parts) == 2 \
+                    and zero.kind == LIT and zero.data == 0 and "epoch" not in modulo.parts[0].text.lower() \
+                    and _all_at_least(check, path, modulo.parts[1], call.scope, ms.RARE_SAVE_STEPS):
+                return True
+    return False
+
+
+def _all_at_least(check: Check, path: str, value: Value, scope: int, least: int) -> bool:
+    found = check.values.resolve(path, value, scope)
+    numbers = [k.value for k in found.values]
+    return found.complete and bool(numbers) and all(type(n) is int and n >= least for n in numbers)
+
+
 def _epochs(check: Check, program) -> set:
     """The epoch counts the program's ``Model.train`` calls can take (empty when one is unknown)."""
     found = set()
@@ -480,13 +518,8 @@ def _epochs(check: Check, program) -> set:
 
 def _small_network(check: Check, training: Training, programs) -> bool:
     """Every network these programs train is small (its checkpoint writes in tens of milliseconds)."""
-    sizes = []
-    for program in programs:
-        for use in training.networks(program):
-            classes = training.network_classes(use.path, use.network, use.anchor.scope)
-            if not classes:
-                return False
-            sizes.append(_parameters(check, training, classes))
+    sizes = [network_parameters(check.project, check.values, training, use.path, use.network, use.anchor.scope)
+             for program in programs for use in training.networks(program)]
     return bool(sizes) and all(size is not None and size < ms.SMALL_NETWORK_PARAMETERS for size in sizes)
 
 
@@ -495,17 +528,8 @@ def _saves_small_network(check: Check, training: Training, path: str, call: Call
     saved = call.argument("save_obj", 0)
     if saved is None:
         return False
-    classes = training.network_classes(path, saved, call.scope)
-    if not classes:
-        return False
-    size = _parameters(check, training, classes)
+    size = network_parameters(check.project, check.values, training, path, saved, call.scope)
     return size is not None and size < ms.SMALL_NETWORK_PARAMETERS
-
-
-def _parameters(check: Check, training: Training, classes) -> Optional[int]:
-    from ms_perflint.project.training import parameter_count
-
-    return parameter_count(check.project, check.values, training.building_scopes(training.composition(classes)))
 
 
 def _repeated_in_training(check: Check, training: Training, path: str, call: Call) -> Optional[str]:
@@ -581,13 +605,32 @@ def _guarded_once(call: Call) -> bool:
     return False
 
 
-def _reads_after(project: Project, path: str, call: Call) -> bool:
-    """The function goes on to read, list, copy, load or upload files after ``call``."""
+def _reads_after(check: Check, programs, path: str, call: Call) -> bool:
+    """Files may be read before a background write ends: the function (or the one calling it) goes on to read,
+    list, copy, load or upload files after the save -- itself or through project code -- or, for a save in a
+    callback or helper, the code after the training call does (a later notebook cell counts)."""
+    project = check.project
+    places = [(path, call.scope, call.end)]
+    places += [(p, caller.scope, caller.end) for p, caller in project.callers((path, call.scope))]
+    places += [(p, trained.scope, trained.end) for program in programs
+               for p, trained, _ in project.training_calls(program)
+               if (p, trained.scope) != (path, call.scope)]
+    return any(_reads_in(project, p, scope, after) for p, scope, after in places)
+
+
+def _reads_in(project: Project, path: str, scope: int, after: int = -1, depth: int = 0,
+              seen: Optional[set] = None) -> bool:
+    """A call of the scope (past offset ``after``) reads files, directly or in the project code it runs."""
+    seen = set() if seen is None else seen
+    if (path, scope, after) in seen or depth > 3:
+        return False
+    seen.add((path, scope, after))
     for other in project.python[path].calls:
-        if other.scope != call.scope or other.start <= call.end:
+        if other.scope != scope or other.start <= after:
             continue
-        name = other.method or other.callee.rsplit(".", 1)[-1]
-        if name in ms.FILE_READERS:
+        if (other.method or other.callee.rsplit(".", 1)[-1]) in ms.FILE_READERS:
+            return True
+        if any(_reads_in(project, p, s, -1, depth + 1, seen) for p, s in project.targets(path, other)):
             return True
     return False
 

@@ -1,0 +1,222 @@
+"""MSP103 sync-checkpoint-save: saves worth making asynchronous, and the look-alikes from real code that are not.
+
+Each silent case below was a finding on the precision benchmark's development set that its owner would not act
+on (a LeNet checkpoint, a save every 10,000 steps, a network whose size the old count took for zero).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import List, Tuple
+
+import pytest
+
+from ms_perflint.findings import FixSafety
+from ms_perflint.fix.edits import apply_fix_text
+from ms_perflint.rules.msp103_sync_checkpoint_save import SyncCheckpointSave
+from ms_perflint.run.lint import check_text
+from ms_perflint.settings import Settings
+
+RULE = [SyncCheckpointSave]
+
+#: A network of 4.2 M parameters (two Dense layers): big enough for its saves to matter.
+BIG_NET = """
+import mindspore.nn as nn
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Dense(2048, 2048)
+        self.fc2 = nn.Dense(2048, 10)
+
+    def construct(self, x):
+        return self.fc2(self.fc1(x))
+"""
+
+MODEL_CHECKPOINT = """
+from mindspore.train import CheckpointConfig, Model, ModelCheckpoint
+
+if __name__ == "__main__":
+    net = {network}
+    config = CheckpointConfig(save_checkpoint_steps={steps})
+    model = Model(net, loss_fn=loss, optimizer=opt)
+    model.train(90, dataset, callbacks=[ModelCheckpoint(prefix="net", config=config)])
+"""
+
+
+def lint(code: str):
+    result = check_text(textwrap.dedent(code).lstrip("\n"), "train.py", Settings(), rules=RULE)
+    assert result.error is None, result.error
+    return [f for f in result.findings if f.code == "MSP103"]
+
+
+def lines(code: str) -> List[Tuple[int, int]]:
+    return [(f.line, f.column + 1) for f in lint(code)]
+
+
+def with_checkpoint(network: str, steps: str = "100", prelude: str = BIG_NET) -> str:
+    return prelude + MODEL_CHECKPOINT.format(network=network, steps=steps)
+
+
+# --- reported ------------------------------------------------------------------------------------------
+
+
+def test_checkpoint_config_of_a_big_trained_network_gets_a_safe_fix():
+    code = with_checkpoint("Net()")
+    found = lint(code)
+    assert [(f.line, f.column + 1) for f in found] == [(16, 14)]
+    assert found[0].fix is not None and found[0].fix.safety is FixSafety.SAFE
+    fixed = apply_fix_text(textwrap.dedent(code).lstrip("\n"), [found[0].fix])
+    assert "CheckpointConfig(save_checkpoint_steps=100, async_save=True)" in fixed
+
+
+def test_blocks_built_in_a_comprehension_count_once_per_item():
+    # Eight 1024x512 layers are 4.2 M parameters; counted once (as before) they were 0.5 M, "small".
+    prelude = """
+import mindspore.nn as nn
+
+class Net(nn.Cell):
+    def __init__(self, depth=8):
+        super().__init__()
+        self.blocks = nn.SequentialCell([nn.Dense(1024, 512) for _ in range(depth)])
+
+    def construct(self, x):
+        return self.blocks(x)
+"""
+    assert lines(with_checkpoint("Net()", prelude=prelude)) == [(15, 14)]
+    assert lines(with_checkpoint("Net(depth=2)", prelude=prelude)) == []
+
+
+def test_a_network_kept_by_a_loss_wrapper_counts_with_it():
+    # ``WithLoss(Net())``: the old count gave the wrapper zero weights and called it small.
+    prelude = BIG_NET + """
+class WithLoss(nn.Cell):
+    def __init__(self, backbone, loss):
+        super().__init__()
+        self.backbone = backbone
+        self.loss = loss
+
+    def construct(self, x, y):
+        return self.loss(self.backbone(x), y)
+"""
+    assert len(lint(with_checkpoint("WithLoss(Net(), nn.MSELoss())", prelude=prelude))) == 1
+
+
+def test_a_mindcv_network_of_unknown_size_is_reported():
+    code = with_checkpoint('create_model("resnet50")', prelude="from mindcv.models import create_model\n")
+    assert len(lint(code)) == 1
+
+
+# --- silent: small networks -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("network, prelude", [
+    ("lenet(num_classes=10)", "from mindvision.classification.models import lenet\n"),
+    ("create_model(model_name='squeezenet1_0', num_classes=1000)", "from mindcv.models import create_model\n"),
+    ("Net()", BIG_NET.replace("2048", "256")),
+])
+def test_a_small_network_is_not_worth_an_asynchronous_save(network: str, prelude: str):
+    assert lint(with_checkpoint(network, prelude=prelude)) == []
+
+
+def test_a_small_architecture_whose_size_the_linter_cannot_count():
+    # SqueezeNet's widths come from a table the linter does not follow; every SqueezeNet is ~1.2 M parameters.
+    prelude = """
+import mindspore.nn as nn
+
+class SqueezeNet(nn.Cell):
+    def __init__(self, widths):
+        super().__init__()
+        self.layers = nn.SequentialCell([nn.Conv2d(a, b, 3) for a, b in widths])
+
+    def construct(self, x):
+        return self.layers(x)
+"""
+    assert lint(with_checkpoint("SqueezeNet(WIDTHS)", prelude=prelude)) == []
+    assert len(lint(with_checkpoint("SqueezeNet(WIDTHS)", prelude=prelude.replace("SqueezeNet", "Backbone")))) == 1
+
+
+# --- silent: rare saves ---------------------------------------------------------------------------------
+
+
+def test_a_save_every_ten_thousand_steps_is_rare():
+    assert lint(with_checkpoint("Net()", steps="10000")) == []
+    assert len(lint(with_checkpoint("Net()", steps="1000"))) == 1
+
+
+LOOP = BIG_NET + """
+import argparse
+import mindspore as ms
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--save_checkpoint_step", type=int, default={every})
+    args = parser.parse_args()
+    net = Net()
+    train_net = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+    for step in range(100000):
+        train_net(x, y)
+        if step % args.save_checkpoint_step == 0 and step != 0:
+            ms.save_checkpoint(net, f"model-{{step}}.ckpt")
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_a_save_under_a_long_step_period_is_rare():
+    # arbitrary_image_stylization: a 44 MB net saved every 10,000 steps of a 100,000-step loop.
+    assert lint(LOOP.format(every=10000)) == []
+    assert [f.line for f in lint(LOOP.format(every=100))] == [24]
+
+
+# --- the fix is unsafe when the files are read before the write can end ---------------------------------
+
+
+def test_a_save_read_back_by_a_helper_after_the_loop_gets_an_unsafe_fix():
+    # VGG16 notebook: the best checkpoint is saved in the epoch loop, then visualize_model loads it.
+    code = BIG_NET + """
+import mindspore as ms
+
+def visualize(path):
+    net = Net()
+    ms.load_param_into_net(net, ms.load_checkpoint(path))
+
+if __name__ == "__main__":
+    net = Net()
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+    for epoch in range(40):
+        step(x, y)
+        ms.save_checkpoint(net, "best.ckpt")
+    visualize("best.ckpt")
+"""
+    found = lint(code)
+    assert len(found) == 1 and found[0].fix is not None and found[0].fix.safety is FixSafety.UNSAFE
+    assert "read right after" in found[0].message
+    assert lint(code.replace('visualize("best.ckpt")', 'print("done")'))[0].fix.safety is FixSafety.SAFE
+
+
+def test_a_callback_save_listed_after_training_gets_an_unsafe_fix():
+    # tinybert: a callback saves in step_end; the code after model.train lists the folder.
+    code = BIG_NET + """
+import os
+import mindspore as ms
+from mindspore.train import Callback, Model
+
+class SaveEvery(Callback):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def step_end(self, run_context):
+        ms.save_checkpoint(self.net, "latest.ckpt")
+
+if __name__ == "__main__":
+    net = Net()
+    Model(net, loss_fn=loss, optimizer=opt).train(10, dataset, callbacks=[SaveEvery(net)])
+    newest = sorted(os.listdir("."))[-1]
+"""
+    found = lint(code)
+    assert len(found) == 1 and found[0].fix.safety is FixSafety.UNSAFE
+    assert lint(code.replace('newest = sorted(os.listdir("."))[-1]', 'print("done")'))[0].fix.safety \
+        is FixSafety.SAFE
