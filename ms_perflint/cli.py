@@ -7,6 +7,7 @@ checked), 2 usage, configuration or internal error. No traceback reaches a user.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import sys
@@ -72,6 +73,13 @@ def build_parser() -> argparse.ArgumentParser:
     output.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE instead of standard output")
     output.add_argument("--statistics", action="store_true", help="print how often each code was reported, not the findings")
     output.add_argument("--explain", metavar="CODE", help="print the documentation of a rule (e.g. MSP103) and exit")
+    output.add_argument("--list-rules", nargs="?", const="text", choices=("text", "json"), metavar="FORMAT",
+                        help="list every rule (code, name, fix, default selection) as text or json, and exit")
+    output.add_argument("--show-settings", metavar="PATH",
+                        help="print the configuration that applies to PATH, key by key with where each value comes "
+                             "from, and exit")
+    output.add_argument("--show-files", action="store_true",
+                        help="print the files that would be checked, and exit")
     output.add_argument("--stdin-filename", metavar="PATH", help="the name of the file read from `-` (for configuration and output)")
     output.add_argument("--add-noqa", action="store_true", help="add `# noqa: CODE` comments that suppress the current findings")
     config = parser.add_argument_group("configuration")
@@ -157,6 +165,10 @@ def run(args: argparse.Namespace) -> int:
     """Check the paths in ``args`` and report."""
     if args.explain is not None:
         return explain(args.explain)
+    if args.list_rules is not None:
+        return list_rules(args.list_rules)
+    if args.show_settings is not None:
+        return show_settings(args)
     _check_combinations(args)
     if args.stdin_filename and not args.paths:
         args.paths = ["-"]  # as ruff does: a name for standard input means standard input is read
@@ -174,6 +186,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"ms-perflint: warning: {problem}", file=sys.stderr)
     for path in missing:
         print(f"ms-perflint: error: {path}: no such file or folder", file=sys.stderr)
+    if args.show_files:
+        sys.stdout.writelines(f"{path}\n" for path in files)
+        return EXIT_ERROR if missing else EXIT_CLEAN
     if args.add_noqa:
         from ms_perflint.fix.noqa import add_noqa
 
@@ -445,3 +460,33 @@ def explain(code: str) -> int:
             return EXIT_CLEAN
     known = ", ".join(f"{rule.code} ({rule.name})" for rule in ALL_RULES)
     raise UsageError(f"unknown rule {code!r}; known rules: {known}")
+
+
+def list_rules(form: str) -> int:
+    """``--list-rules [text|json]``: every rule with its fix availability and whether ``MSP`` selects it."""
+    from ms_perflint.rules import ALL_RULES
+
+    rows = [{"code": rule.code, "name": rule.name, "summary": rule.summary, "fix": rule.fix_availability.value,
+             "default": not rule.opt_in} for rule in ALL_RULES]
+    if form == "json":
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return EXIT_CLEAN
+    width = max(len(row["name"]) for row in rows)
+    for row in rows:
+        marks = ("fix " + row["fix"]).ljust(16) + ("" if row["default"] else "opt-in")
+        sys.stdout.write(f"{row['code']}  {row['name'].ljust(width)}  {marks.rstrip()}\n    {row['summary']}\n")
+    return EXIT_CLEAN
+
+
+def show_settings(args: argparse.Namespace) -> int:
+    """``--show-settings PATH``: the configuration for PATH, each key with where its value comes from."""
+    from ms_perflint.config import describe_settings
+
+    if not (os.path.exists(args.show_settings) or os.path.islink(args.show_settings)):
+        raise UsageError(f"{args.show_settings}: no such file or folder")
+    overrides = {"select": args.select, "extend-select": args.extend_select, "ignore": args.ignore,
+                 "extend-ignore": args.extend_ignore, "exclude": args.exclude, "extend-exclude": args.extend_exclude,
+                 "force-exclude": args.force_exclude, "respect-gitignore": args.respect_gitignore,
+                 "project": False if args.no_project else None}
+    sys.stdout.write(describe_settings(args.show_settings, args.config, args.isolated, overrides))
+    return EXIT_CLEAN

@@ -55,6 +55,54 @@ def test_explain_unknown_code_lists_the_rules():
         assert f"{rule.code} ({rule.name})" in completed.stderr
 
 
+# --------------------------------------------------------------------------- --list-rules, --show-settings, --show-files
+
+
+def test_list_rules_as_json_names_every_rule_with_its_fix_and_selection():
+    import json
+
+    completed = run_cli("--list-rules", "json")
+    assert completed.returncode == 0, completed.stderr
+    rows = json.loads(completed.stdout)
+    assert [row["code"] for row in rows] == [rule.code for rule in ALL_RULES]
+    by_code = {row["code"]: row for row in rows}
+    assert by_code["MSP102"]["fix"] == "never" and by_code["MSP103"]["fix"] == "sometimes"
+    assert all(row["default"] is (not RULES_BY_CODE[row["code"]].opt_in) for row in rows)
+
+
+def test_list_rules_as_text_has_a_line_per_rule():
+    completed = run_cli("--list-rules")
+    assert completed.returncode == 0, completed.stderr
+    for rule in ALL_RULES:
+        assert f"{rule.code}  {rule.name}" in completed.stdout
+        assert rule.summary in completed.stdout
+
+
+def test_show_settings_says_where_each_value_comes_from(tmp_path: Path):
+    files(tmp_path, pyproject__toml="[tool.ms-perflint]\nignore = ['MSP105']\n", train__py=PROGRAM)
+    completed = run_cli("--show-settings", "train.py", "--extend-ignore", "MSP104", cwd=tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    out = completed.stdout
+    assert 'ignore = ["MSP105"]' in out and "pyproject.toml" in out
+    assert 'extend-ignore = ["MSP104"]' in out and "command line" in out
+    assert "Rules on: MSP101, MSP102, MSP103\n" in out and "Rules off: MSP104 (select/ignore), MSP105" in out
+
+
+def test_show_settings_of_a_missing_path_is_a_usage_error(tmp_path: Path):
+    completed = run_cli("--show-settings", "nowhere.py", cwd=tmp_path)
+    assert completed.returncode == 2 and "nowhere.py: no such file or folder" in completed.stderr
+
+
+def test_show_files_lists_what_would_be_checked_and_checks_nothing(tmp_path: Path):
+    files(tmp_path, train__py=PROGRAM, notes__txt="x", pyproject__toml="[tool.ms-perflint]\nextend-exclude = ['build']\n")
+    for name, text in (("build/out.py", "x = 1\n"), ("configs/run.yaml", "run_mode: train\n")):
+        (tmp_path / name).parent.mkdir()
+        (tmp_path / name).write_text(text)
+    completed = run_cli("--show-files", ".", cwd=tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.splitlines() == ["configs/run.yaml", "train.py"]
+
+
 # --------------------------------------------------------------------------- standard input
 
 

@@ -90,16 +90,9 @@ class Training:
         found: List[NetworkUse] = []
         project = self.project
         for path, call, kind in project.training_calls(program):
-            if kind == "model":
-                made = project.making_call(path, call.receiver, ms.MODEL)
-                if made is not None:
-                    network = made[1].argument("network", 0)
-                    if network is not None:
-                        found.append(NetworkUse(made[0], made[1], network, "model"))
-            elif kind == "step":
-                network = call.argument("network", 0)
-                if network is not None:
-                    found.append(NetworkUse(path, call, network, "step"))
+            use = self.network_of(path, call, kind)
+            if use is not None:
+                found.append(use)
         if found:
             return found
         for path in sorted(program.files):
@@ -112,6 +105,17 @@ class Training:
                 if owner is not None:
                     found.append(NetworkUse(path, call, owner, "optimizer"))
         return found
+
+    def network_of(self, path: str, call: Call, kind: str) -> Optional[NetworkUse]:
+        """The network one training call trains: ``Model(net).train(...)`` or a train-step cell's."""
+        if kind == "model":
+            made = self.project.making_call(path, call.receiver, ms.MODEL)
+            network = made[1].argument("network", 0) if made is not None else None
+            return NetworkUse(made[0], made[1], network, "model") if network is not None else None  # type: ignore[index]
+        if kind == "step":
+            network = call.argument("network", 0)
+            return NetworkUse(path, call, network, "step") if network is not None else None
+        return None
 
     def _parameters_owner(self, path: str, value: Optional[Value]) -> Optional[Value]:
         if value is None or value.kind != CALL:

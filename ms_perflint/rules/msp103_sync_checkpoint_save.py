@@ -348,11 +348,11 @@ class SyncCheckpointSave(Rule):
         if state not in (MISSING, FALSE) or not check.values.can_hold(path, call.scope, call.guards):
             return
         project = check.project
+        callbacks = _model_checkpoints(project, path, call)
         programs = [program for program in project.training_programs()
-                    if any(program.reaches(p, c.scope) and _runs(check, program, p, c)
-                           for p, c in _model_checkpoints(project, path, call))]
+                    if any(program.reaches(p, c.scope) and _runs(check, program, p, c) for p, c in callbacks)]
         if not programs or _saves_once(check, call, programs) or _saves_rarely(check, path, call) \
-                or _small_network(check, training, programs):
+                or _small_network(check, training, programs, callbacks):
             return
         # ModelCheckpoint waits for its background writes when training ends (MindSpore 2.10,
         # ModelCheckpoint.end), so reading the files after Model.train returns is safe.
@@ -516,11 +516,26 @@ def _epochs(check: Check, program) -> set:
     return found
 
 
-def _small_network(check: Check, training: Training, programs) -> bool:
-    """Every network these programs train is small (its checkpoint writes in tens of milliseconds)."""
+def _small_network(check: Check, training: Training, programs, callbacks) -> bool:
+    """Every network the callbacks save is small (its checkpoint writes in tens of milliseconds): the network of
+    the ``Model.train`` that follows each callback in its function (a notebook trains LeNet, then VGG16), else
+    every network the programs train."""
+    uses = [_trained_next(check, training, path, callback) for path, callback in callbacks]
+    if not uses or None in uses:
+        uses = [use for program in programs for use in training.networks(program)]
     sizes = [network_parameters(check.project, check.values, training, use.path, use.network, use.anchor.scope)
-             for program in programs for use in training.networks(program)]
+             for use in uses]
     return bool(sizes) and all(size is not None and size < ms.SMALL_NETWORK_PARAMETERS for size in sizes)
+
+
+def _trained_next(check: Check, training: Training, path: str, callback: Call):
+    """The network of the first ``Model.train`` after the callback, in the same function."""
+    facts = check.project.python[path]
+    for call in facts.calls:
+        if call.scope == callback.scope and call.end >= callback.end \
+                and check.project.training_kind(path, call) == "model":
+            return training.network_of(path, call, "model")
+    return None
 
 
 def _saves_small_network(check: Check, training: Training, path: str, call: Call) -> bool:

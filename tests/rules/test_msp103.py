@@ -220,3 +220,21 @@ if __name__ == "__main__":
     assert len(found) == 1 and found[0].fix.safety is FixSafety.UNSAFE
     assert lint(code.replace('newest = sorted(os.listdir("."))[-1]', 'print("done")'))[0].fix.safety \
         is FixSafety.SAFE
+
+
+def test_the_callback_belongs_to_the_training_that_follows_it():
+    # momentum.ipynb: one notebook trains VGG16, AlexNet and LeNet; the LeNet run's checkpoints are small.
+    code = BIG_NET + """
+from mindspore.train import CheckpointConfig, Model, ModelCheckpoint
+from mindvision.classification.models import lenet
+
+big = Model(Net(), loss_fn=loss, optimizer=opt)
+big.train(10, dataset)
+config = CheckpointConfig(save_checkpoint_steps=1875)
+small = Model(lenet(num_classes=10), loss_fn=loss, optimizer=opt)
+small.train(10, dataset, callbacks=[ModelCheckpoint(prefix="lenet", config=config)])
+"""
+    assert lint(code) == []
+    swapped = code.replace("Model(Net()", "Model(NET").replace("Model(lenet(num_classes=10)", "Model(Net()") \
+        .replace("Model(NET", "Model(lenet(num_classes=10)")
+    assert [f.line for f in lint(swapped)] == [17]
