@@ -671,6 +671,18 @@ def test_jupyter_checkpoint_copies_are_not_walked(tmp_path: Path):
     assert {Path(p).name for p in discover([str(tmp_path)]).files} == {"train.py"}
 
 
+def test_yaml_in_hidden_folders_is_ci_configuration_not_a_model_config(tmp_path: Path):
+    """mindyolo's .gitee/ISSUE_TEMPLATE/*.yml are issue forms (one is invalid YAML): a walk leaves them out;
+    Python files there, and a YAML file named on the command line, are still checked."""
+    programs(tmp_path, ["train.py", ".github/tools/check.py"])
+    for name in (".gitee/ISSUE_TEMPLATE/Intern.yml", ".github/workflows/ci.yaml", "configs/run.yaml"):
+        write(tmp_path, name, "run_mode: train\n")
+    assert walked(tmp_path, Config(source=None, root=tmp_path)) == {
+        "train.py", ".github/tools/check.py", "configs/run.yaml"}
+    assert walked(tmp_path, Config(source=None, root=tmp_path), ".gitee/ISSUE_TEMPLATE/Intern.yml") == {
+        ".gitee/ISSUE_TEMPLATE/Intern.yml"}
+
+
 def test_a_git_work_tree_made_after_a_first_walk_is_seen(tmp_path: Path):
     """Nothing about work trees is remembered between calls: a long-lived process sees a later `git init`."""
     from ms_perflint.sources.discovery import gitignored

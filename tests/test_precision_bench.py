@@ -374,6 +374,8 @@ def test_run_show_and_score_end_to_end(tmp_path, capsys):
              "location": {"row": 2, "column": 5}},
             {"code": None, "name": "SyntaxError", "message": "SyntaxError: x", "filename": "bad.py",
              "location": {"row": 1, "column": 1}},
+            {"code": None, "name": "Notice", "message": "cell 4 skipped: not Python", "filename": "course.ipynb",
+             "location": {"row": 1, "column": 1}},
         ],
     }
     run, options = make_project(tmp_path, repos)
@@ -385,6 +387,7 @@ def test_run_show_and_score_end_to_end(tmp_path, capsys):
     assert "ms-perflint 9.9.9" in out
     assert "MSP102         2        2         0" in out
     assert "Files not checked (the linter could not read or parse them): 1 (owner/beta 1)" in out
+    assert "Notebook cells skipped as not Python (the rest of each notebook was checked): 1 in 1 notebook(s)" in out
     saved = json.loads((tmp_path / "results" / "findings.json").read_text())
     assert [(f["repo"], f["path"], f["line"]) for f in saved["findings"]] == [
         ("owner/alpha", "train.py", "net = nn.Dense(768, 30522)"),

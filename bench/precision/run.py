@@ -797,13 +797,22 @@ def report(
 
 
 def _not_checked_line(result: RunResult) -> str:
+    """Files the linter could not check, and (apart) notebooks checked with some cells skipped (notices)."""
+    errors = [item for item in result.not_checked if item.kind != "Notice"]
+    line = f"Files not checked (the linter could not read or parse them): {len(errors)}" + _per_repo(errors)
+    notices = [item for item in result.not_checked if item.kind == "Notice"]
+    if notices:
+        files = {(item.repo, item.path) for item in notices}
+        line += f"\nNotebook cells skipped as not Python (the rest of each notebook was checked): {len(notices)} " \
+                f"in {len(files)} notebook(s)"
+    return line
+
+
+def _per_repo(items: Sequence[NotChecked]) -> str:
     counts: Dict[str, int] = {}
-    for item in result.not_checked:
+    for item in items:
         counts[item.repo] = counts.get(item.repo, 0) + 1
-    split = ", ".join(f"{name} {n}" for name, n in counts.items())
-    return f"Files not checked (the linter could not read or parse them): {len(result.not_checked)}" + (
-        f" ({split})" if split else ""
-    )
+    return " (" + ", ".join(f"{name} {n}" for name, n in counts.items()) + ")" if counts else ""
 
 
 def _label_lines(result: RunResult, scores: Sequence[RuleScore], labels: Dict[str, Label], verbose: bool) -> List[str]:
@@ -964,7 +973,7 @@ def docs_section(result: RunResult, scores: Sequence[RuleScore], size: int, seed
     for repo in result.repos:
         commit = repo["checkout_commit"] or repo["commit"]
         out.append(f"| [{repo['name']}]({repo['url']}) | `{commit[:7] or 'unpinned'}` | {_md(repo['what'])} |")
-    out += ["", _not_checked_line(result) + ".", ""]
+    out += ["", _not_checked_line(result).replace("\n", ".\n\n") + ".", ""]
     if not scores:
         out += ["No findings.", ""]
     names = column_names([repo["name"] for repo in result.repos])

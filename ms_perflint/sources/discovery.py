@@ -10,6 +10,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set
 #: Suffixes checked when a folder is walked: Python files, notebooks and YAML configs. A file named on the
 #: command line is always checked (launch scripts are read as part of their project, not reported on).
 SOURCE_SUFFIXES = (".py", ".ipynb", ".yaml", ".yml")
+YAML_SUFFIXES = (".yaml", ".yml")
 #: Folders never walked into: tool caches, virtual environments, VCS metadata.
 SKIPPED_FOLDERS = frozenset(
     (".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "__pycache__", ".mypy_cache", ".ipynb_checkpoints",
@@ -83,12 +84,20 @@ def _walk(root: str, found: Discovered, excluded: Excluded) -> List[str]:
 
     for folder, subfolders, names in os.walk(root, onerror=on_error):
         subfolders[:] = sorted(d for d in subfolders if not excluded(os.path.join(folder, d)))
+        hidden = _in_hidden_folder(root, folder)
         for name in sorted(names):
-            if name.endswith(SOURCE_SUFFIXES):
+            if name.endswith(SOURCE_SUFFIXES) and not (hidden and name.endswith(YAML_SUFFIXES)):
                 path = os.path.join(folder, name)
                 if os.path.isfile(path) and not excluded(path):
                     files.append(os.path.normpath(path) if root != "." else os.path.relpath(path))
     return files
+
+
+def _in_hidden_folder(root: str, folder: str) -> bool:
+    """``folder`` is inside a hidden folder below ``root`` (``.github/``, ``.gitee/ISSUE_TEMPLATE/``): YAML there
+    is CI or issue-form configuration, never a model's."""
+    relative = os.path.relpath(folder, root)
+    return relative != "." and any(part.startswith(".") for part in relative.split(os.sep))
 
 
 def gitignored(paths: Sequence[str]) -> Set[str]:
