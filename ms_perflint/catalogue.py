@@ -204,6 +204,11 @@ UNSIZED_WEIGHT_LAYERS = frozenset(
 #: A save every this many steps or more is rare: at Ascend step times (tens to hundreds of milliseconds) that is
 #: one save every few minutes or more, a stall of well under 1 % even for a checkpoint of gigabytes.
 RARE_SAVE_STEPS = 5000
+#: A save every this many epochs or more is rare too: ten epochs of training between two saves.
+RARE_SAVE_EPOCHS = 10
+#: Names that say a value is the steps of one epoch (``dataset.get_dataset_size()``, ``steps_per_epoch``).
+STEPS_PER_EPOCH_WORDS = ("dataset_size", "steps_per_epoch", "step_size", "batch_num", "num_batches",
+                         "batches_per_epoch", "step_per_epoch")
 #: Below this many parameters (a float32 checkpoint of about 12 MB) a save takes tens of milliseconds:
 #: LeNet (60 k), SqueezeNet (1.2 M), MobileViT-XXS (1.3 M), OSNet (2.2 M). Not worth a finding about saving.
 SMALL_NETWORK_PARAMETERS = 3_000_000
@@ -222,7 +227,8 @@ SMALL_ZOO_NETWORKS: Dict[str, int] = {
 #: Architecture families none of whose published variants reaches :data:`SMALL_NETWORK_PARAMETERS`, by the
 #: lower-case start of a project class's name (``LeNet5``, ``SqueezeNet_Residual``, ``OSNet``), with the
 #: parameters of their largest variant.
-SMALL_ARCHITECTURES: Dict[str, int] = {"lenet": 61_706, "squeezenet": 1_248_424, "osnet": 2_600_000}
+SMALL_ARCHITECTURES: Dict[str, int] = {"lenet": 61_706, "squeezenet": 1_248_424, "osnet": 2_600_000,
+                                       "litehrnet": 1_800_000}
 #: Model-zoo factories that take the model's name (``create_model(model_name="squeezenet1_0")``).
 MODEL_NAME_FACTORIES = {"create_model": Param("model_name", 0)}
 
@@ -331,6 +337,8 @@ MATMUL_ALLOW_HF32 = "mindspore.device_context.ascend.op_precision.matmul_allow_h
 #: Precision modes that keep an fp32 MatMul in fp32; every other mode casts.
 FP32_PRECISION_MODES = frozenset(("must_keep_origin_dtype", "force_fp32"))
 SET_CONTEXT = "mindspore.set_context"
+#: ``get_context("device_target")`` reads back what ``set_context`` set.
+GET_CONTEXT = "mindspore.get_context"
 ASCEND_CONFIG = "ascend_config"
 
 # --- training, programs and devices -------------------------------------------------------

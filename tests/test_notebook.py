@@ -100,6 +100,22 @@ def test_a_notebook_is_a_program_only_with_what_its_cells_import_and_run():
     assert findings(never_trains) == []  # no ModelCheckpoint trains with it
 
 
+def test_a_notebook_whose_outputs_show_mindspore_on_windows_ran_on_the_cpu():
+    """AlexNet course notebook: no device set, and its saved warnings name ``mindspore\\dataset\\...`` paths --
+    MindSpore's Windows builds are CPU only, so no Ascend rule (nor MSP103: nothing idles) applies."""
+    warning = ("[WARNING] ME(30384:26208,MainProcess):2022-11-06-17:31:39.811.112 "
+               "[mindspore\\dataset\\engine\\datasets_user_defined.py:656] Python multiprocessing is not supported "
+               "on Windows platform.\n")
+    stream = {"name": "stderr", "output_type": "stream", "text": [warning]}
+    cells = [code(IMPORTS), code("config = CheckpointConfig(save_checkpoint_steps=10)"), code(TRAIN)]
+    assert findings(as_jupyter_writes_it(notebook(cells))) == [("MSP103", 2, 1, 10)]
+    cells[0] = code(IMPORTS, outputs=[stream])
+    assert findings(as_jupyter_writes_it(notebook(cells))) == []
+    linux = dict(stream, text=[warning.replace("\\", "/")])
+    cells[0] = code(IMPORTS, outputs=[linux])
+    assert findings(as_jupyter_writes_it(notebook(cells))) == [("MSP103", 2, 1, 10)]
+
+
 def test_cells_are_numbered_among_all_cells_and_lines_within_the_cell():
     text = as_jupyter_writes_it(notebook([
         code(IMPORTS),

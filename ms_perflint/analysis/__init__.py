@@ -23,7 +23,10 @@ def analyse(unit: Unit, module_name: str, is_package: bool = False) -> Union[Fac
     if unit.error is not None:
         return unit.error
     if unit.kind in (PYTHON, NOTEBOOK):
-        return analyse_python(unit.text, module_name, is_package)
+        facts = analyse_python(unit.text, module_name, is_package)
+        if unit.kind == NOTEBOOK and isinstance(facts, PythonFacts):
+            facts.recorded_device = getattr(unit.notebook, "recorded_device", "")
+        return facts
     if unit.kind == YAML:
         from ms_perflint.analysis.configs import extract_yaml
 

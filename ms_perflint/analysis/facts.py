@@ -350,6 +350,8 @@ class PythonFacts:
     import_insert: Tuple[int, str, str] = (0, "", "\n")
     #: Modules this file star-imports (``from .models import *``): their names are its names too.
     star_imports: List[str] = field(default_factory=list)
+    #: A notebook whose saved outputs show the device it ran on ("cpu"), else "".
+    recorded_device: str = ""
 
     def scope_calls(self) -> Dict[int, List[Call]]:
         """Calls grouped by scope index."""
@@ -373,6 +375,7 @@ class PythonFacts:
             "loops": [l.to_json() for l in self.loops], "config": [c.to_json() for c in self.config],
             "constants": {k: v.to_json() for k, v in self.constants.items()},
             "import_insert": list(self.import_insert), "star": self.star_imports,
+            "device": self.recorded_device,
         }
 
     @classmethod
@@ -386,6 +389,7 @@ class PythonFacts:
             loops=[Loop.from_json(l) for l in data["loops"]], config=[ConfigEntry.from_json(c) for c in data["config"]],
             constants={k: Value.from_json(v) for k, v in data["constants"].items()},
             import_insert=(offset, before, newline), star_imports=list(data.get("star", [])),
+            recorded_device=str(data.get("device", "")),
         )
 
 

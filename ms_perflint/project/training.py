@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple  # noqa: F401
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, PARAM, Call, Value
+from ms_perflint.analysis.facts import CALL, NAME, PARAM, Call, Value
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 
 #: MindSpore cells that wrap a network and take it as their first argument.
@@ -292,11 +292,7 @@ def network_parameters(project: Project, values, training: "Training", path: str
     (a project class named ``SqueezeNet``); None when unknown."""
     classes = training.network_classes(path, network, scope)
     if classes:
-        counted = ParameterCount.shared(project, values).of_classes(classes)
-        if counted is not None:
-            return counted
-        families = [_family(name) for _, name in classes]
-        return max(families) if all(f is not None for f in families) else None  # type: ignore[type-var]
+        return ParameterCount.shared(project, values).of_classes(classes)
     return _zoo_parameters(project, values, path, training.unwrap(path, network), scope)
 
 
@@ -353,7 +349,12 @@ class ParameterCount:
         return total
 
     def of_class(self, cls: ClassRef) -> Optional[int]:
-        """Weights built by the class's ``__init__`` and its project bases' (each base's init counted)."""
+        """Weights built by the class's ``__init__`` and its project bases' (each base's init counted); when they
+        cannot be counted, the largest published size of a small architecture the class is named after."""
+        counted = self._counted(cls)
+        return counted if counted is not None else _family(cls[1])
+
+    def _counted(self, cls: ClassRef) -> Optional[int]:
         total = 0
         for current in self.project.ancestry(cls):
             facts = self.project.class_facts(current)
@@ -416,6 +417,8 @@ class ParameterCount:
         method = self._own_method(path, call)
         if method is not None:
             return self.of_scope(method)
+        if call.method == "__call__" and call.receiver is not None and call.receiver.kind in (PARAM, NAME):
+            return None  # ``block(in_channels, channels)``: a class or factory handed in, of unknown size
         symbol = project.callee(path, call)
         if symbol is None:
             return 0  # a builtin, numpy, or a call the linter cannot follow

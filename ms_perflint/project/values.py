@@ -149,7 +149,26 @@ class Values:
             return self.resolve(found[0], found[1], init, depth + 1, program=program).through(value.data)
         if kind == OP:
             return self._operation(path, value, scope, depth, program)
+        if kind == CALL:
+            return self._context_read(path, value, depth, program)
         return unknown()
+
+    def _context_read(self, path: str, value: Value, depth: int, program: Optional[Program]) -> Resolution:
+        """``get_context("device_target")``: the values the program's ``set_context(device_target=...)`` set."""
+        call = self.project.python[path].call(value.data)
+        if call is None or not call.callee or self.project.qualified(path, call) != ms.GET_CONTEXT or not call.args:
+            return unknown()
+        key = call.args[0]
+        if key.kind != LIT or not isinstance(key.data, str):
+            return unknown()
+        found = Resolution([])
+        files = sorted(program.files) if program is not None else sorted(self.project.python)
+        for setter_path in files:
+            for setter in self.project.python[setter_path].calls:
+                if setter.callee and key.data in setter.kwargs and \
+                        self.project.qualified(setter_path, setter) == ms.SET_CONTEXT:
+                    found.add(self.resolve(setter_path, setter.kwargs[key.data], setter.scope, depth + 1, program))
+        return found if found.values else unknown()
 
     def _reference(self, path: str, value: Value, depth: int, program: Optional[Program]) -> Resolution:
         symbol = self.project.resolve(value.data, path)
@@ -637,6 +656,8 @@ class DeviceDecision:
 
     ascend: bool
     evidence: Optional[Known] = None
+    #: False when every device target the program can be given is the CPU: no accelerator waits on the host.
+    accelerator: bool = True
 
 
 def device(values: Values, program: Program) -> DeviceDecision:
@@ -663,13 +684,18 @@ def device(values: Values, program: Program) -> DeviceDecision:
             targets.extend(found.values)
             complete = complete and found.complete
     if not targets:
+        entry = project.python.get(program.entry)
+        if entry is not None and entry.recorded_device == "cpu":
+            # The saved outputs show MindSpore ran on Windows, whose builds are CPU only.
+            return DeviceDecision(False, Known("CPU", None, "the notebook's saved outputs"), accelerator=False)
         return DeviceDecision(True)
     named = [k for k in targets if isinstance(k.value, str)]
     if not complete or len(named) != len(targets):
         return DeviceDecision(True)
     if any(k.value.strip().lower() == "ascend" for k in named):
         return DeviceDecision(True)
-    return DeviceDecision(False, named[0])
+    on_cpu = all(k.value.strip().lower() == "cpu" for k in named)
+    return DeviceDecision(False, named[0], accelerator=not on_cpu)
 
 
 def non_ascend_config(path: str) -> bool:

@@ -455,6 +455,8 @@ def _callers_passing(project: Project, path: str, config: Call) -> List[Tuple[st
 def _runs(check: Check, program, path: str, call: Call) -> bool:
     """The call is in a scope the program can run, under guards that can hold, and the program trains there
     (a notebook whose training cell is switched off by ``training = False`` saves nothing)."""
+    if not check.ascend(program).accelerator:
+        return False  # on the CPU the save pauses the host that computes anyway: nothing idles
     values = check.values
     live = values.live_scopes(program)
     if (path, call.scope) not in live or not values.can_hold(path, call.scope, call.guards, program):
@@ -472,26 +474,43 @@ def _saves_once(check: Check, call: Call, programs) -> bool:
     text = steps.text.lower()
     if steps.kind == OP and steps.data == "*" and "epoch" in text:
         return True
-    per_epoch = any(word in text for word in ("dataset_size", "steps_per_epoch", "step_size", "batch_num"))
+    per_epoch = _names_an_epoch(steps)
     return per_epoch and all(_epochs(check, program) == {1} for program in programs)
 
 
 def _saves_rarely(check: Check, path: str, config: Call) -> bool:
     """``save_checkpoint_steps`` is at least :data:`~ms_perflint.catalogue.RARE_SAVE_STEPS` whatever the
-    configuration."""
+    configuration, or ``N * steps_per_epoch`` with ``N`` at least :data:`~ms_perflint.catalogue.RARE_SAVE_EPOCHS`."""
     steps = config.argument(ms.SAVE_STEPS.keyword, ms.SAVE_STEPS.position)
-    return steps is not None and _all_at_least(check, path, steps, config.scope, ms.RARE_SAVE_STEPS)
+    if steps is None:
+        return False
+    if _all_at_least(check, path, steps, config.scope, ms.RARE_SAVE_STEPS):
+        return True
+    if steps.kind == OP and steps.data == "*" and len(steps.parts) == 2:
+        for count, per_epoch in (steps.parts, steps.parts[::-1]):
+            if _names_an_epoch(per_epoch) and _all_at_least(check, path, count, config.scope, ms.RARE_SAVE_EPOCHS):
+                return True
+    return False
+
+
+def _names_an_epoch(value: Value) -> bool:
+    """``dataset.get_dataset_size()``, ``steps_per_epoch``, ``num_batches``: the steps of one epoch, by name."""
+    text = value.text.lower()
+    return any(word in text for word in ms.STEPS_PER_EPOCH_WORDS)
 
 
 def _period_is_rare(check: Check, path: str, call: Call) -> bool:
-    """The save runs under ``step % N == 0`` with every configured ``N`` at least ``RARE_SAVE_STEPS``."""
+    """The save runs under ``step % N == 0`` with every configured ``N`` at least ``RARE_SAVE_STEPS``, or under
+    ``epoch % N == 0`` with ``N`` at least ``RARE_SAVE_EPOCHS``."""
     for condition, holds in call.guards:
         if not holds or condition.kind != OP or condition.data != "==" or len(condition.parts) != 2:
             continue
         for modulo, zero in (condition.parts, condition.parts[::-1]):
-            if modulo.kind == OP and modulo.data == "%" and len(modulo.parts) == 2 \
-                    and zero.kind == LIT and zero.data == 0 and "epoch" not in modulo.parts[0].text.lower() \
-                    and _all_at_least(check, path, modulo.parts[1], call.scope, ms.RARE_SAVE_STEPS):
+            if not (modulo.kind == OP and modulo.data == "%" and len(modulo.parts) == 2
+                    and zero.kind == LIT and zero.data == 0):
+                continue
+            least = ms.RARE_SAVE_EPOCHS if "epoch" in modulo.parts[0].text.lower() else ms.RARE_SAVE_STEPS
+            if _all_at_least(check, path, modulo.parts[1], call.scope, least):
                 return True
     return False
 

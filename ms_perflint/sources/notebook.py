@@ -98,6 +98,8 @@ class Notebook:
     cells: List[CodeCell] = field(default_factory=list)
     #: Why code cells were left out (not Python, unreadable source), one line each.
     skipped: List[str] = field(default_factory=list)
+    #: "cpu" when the saved outputs show MindSpore ran on Windows (its Windows builds are CPU only), else "".
+    recorded_device: str = ""
 
 
 @dataclass
@@ -138,7 +140,25 @@ def read_notebook(data: Union[str, bytes]) -> Notebook:
     notebook = Notebook(data, document, bom=bom, is_python=_is_python(document.get("metadata")))
     if notebook.is_python:
         notebook.cells = _code_cells(document["cells"], notebook.skipped)
+        notebook.recorded_device = _recorded_device(document["cells"])
     return notebook
+
+
+#: A MindSpore log line written on Windows names its source file with backslashes
+#: (``[mindspore\dataset\engine\datasets.py:656]``).
+_WINDOWS_LOG = re.compile(r"\[mindspore\\{1,2}[a-z_]+\\{1,2}")
+
+
+def _recorded_device(cells: Sequence[Any]) -> str:
+    """Where the saved outputs show the notebook ran: "cpu" for MindSpore on Windows, else ""."""
+    for cell in cells:
+        outputs = cell.get("outputs") if isinstance(cell, dict) else None
+        for output in outputs if isinstance(outputs, list) else ():
+            text = output.get("text") if isinstance(output, dict) else None
+            text = "".join(part for part in text if isinstance(part, str)) if isinstance(text, list) else text
+            if isinstance(text, str) and _WINDOWS_LOG.search(text):
+                return "cpu"
+    return ""
 
 
 def _is_python(metadata: Any) -> bool:

@@ -238,3 +238,51 @@ small.train(10, dataset, callbacks=[ModelCheckpoint(prefix="lenet", config=confi
     swapped = code.replace("Model(Net()", "Model(NET").replace("Model(lenet(num_classes=10)", "Model(Net()") \
         .replace("Model(NET", "Model(lenet(num_classes=10)")
     assert [f.line for f in lint(swapped)] == [17]
+
+
+def test_a_save_every_twenty_epochs_is_rare():
+    # wgan: the generator and discriminator are saved when epoch % 20 == 0.
+    code = LOOP.replace("for step in range(100000):", "for epoch in range(100):").replace(
+        "if step % args.save_checkpoint_step == 0 and step != 0:", "if epoch % {period} == 0:")
+    assert lint(code.format(every=1, period=20)) == []
+    assert len(lint(code.format(every=1, period=2))) == 1
+
+
+def test_a_save_guarded_by_a_device_test_that_never_holds_is_dead_code():
+    # vipnas: `get_context("device_target") == 2` compares a string with a number: the save never runs.
+    code = LOOP.replace(
+        "if step % args.save_checkpoint_step == 0 and step != 0:", 'if ms.get_context("device_target") == {test}:'
+    ).replace("    net = Net()\n", '    ms.set_context(device_target="Ascend")\n    net = Net()\n', 1)
+    assert lint(code.format(every=100, test="2")) == []
+    assert len(lint(code.format(every=100, test='"Ascend"'))) == 1
+
+
+def test_a_program_that_runs_on_the_cpu_keeps_no_accelerator_waiting():
+    code = with_checkpoint("Net()").replace('    net = Net()\n', '    ms.set_context(device_target="CPU")\n    net = Net()\n')
+    code = "import mindspore as ms\n" + code
+    assert lint(code) == []
+    assert len(lint(code.replace('"CPU"', '"GPU"'))) == 1
+
+
+def test_a_block_class_handed_to_a_helper_leaves_the_size_unknown():
+    # A ResNet whose make_layer(block, ...) calls the class it is given: counting its calls as nothing made a
+    # 25 M-parameter ResNet-50 look like 10 M; a size it cannot know is unknown, and unknown is reported.
+    prelude = """
+import mindspore.nn as nn
+
+class Block(nn.Cell):
+    def __init__(self, channels):
+        super().__init__()
+        self.conv = nn.Conv2d(channels, channels, 3)
+
+def make_layer(block, channels, count):
+    return nn.SequentialCell([block(channels) for _ in range(count)])
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.layer = make_layer(Block, 64, 3)
+        self.fc = nn.Dense(64, 10)
+"""
+    assert len(lint(with_checkpoint("Net()", prelude=prelude))) == 1
+    assert lint(with_checkpoint("Net()", prelude=prelude.replace("block(channels)", "Block(channels)"))) == []
