@@ -19,6 +19,8 @@ from ms_perflint import __version__
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
+#: The cache folder made at a project root (or wherever --cache-dir says).
+CACHE_FOLDER_NAME = ".ms_perflint_cache"
 
 
 class UsageError(Exception):
@@ -55,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ms-perflint", description="Find (and fix) MindSpore code that is slow on Ascend.")
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="files or folders to check (folders are searched for *.py, *.ipynb and YAML configs); "
-                             "- reads standard input; none: the current folder, on a terminal")
+                             "- reads standard input; none: the current folder, on a terminal. "
+                             "`ms-perflint clean [PATH]` removes the caches of the projects at PATH")
     parser.add_argument("--version", action="version", version=f"ms-perflint {__version__}")
     selection = parser.add_argument_group("rule selection")
     selection.add_argument("--select", type=_code_list, metavar="CODES", help="comma-separated codes or prefixes to enable (default: MSP)")
@@ -169,6 +172,8 @@ def run(args: argparse.Namespace) -> int:
         return list_rules(args.list_rules)
     if args.show_settings is not None:
         return show_settings(args)
+    if args.paths and args.paths[0] == "clean" and not os.path.lexists("clean"):
+        return clean(args.paths[1:] or ["."], args.cache_dir)
     _check_combinations(args)
     if args.stdin_filename and not args.paths:
         args.paths = ["-"]  # as ruff does: a name for standard input means standard input is read
@@ -255,7 +260,7 @@ def _default_cache_folder(paths: Sequence[str]) -> str:
 
     first = next((p for p in paths if p != "-"), ".")
     root = find_root(first) or (first if os.path.isdir(first) else os.path.dirname(os.path.abspath(first)))
-    return os.path.join(os.path.abspath(root), ".ms_perflint_cache")
+    return os.path.join(os.path.abspath(root), CACHE_FOLDER_NAME)
 
 
 def _discover(args: argparse.Namespace, session):
@@ -490,3 +495,48 @@ def show_settings(args: argparse.Namespace) -> int:
                  "project": False if args.no_project else None}
     sys.stdout.write(describe_settings(args.show_settings, args.config, args.isolated, overrides))
     return EXIT_CLEAN
+
+
+def clean(paths: Sequence[str], cache_dir: Optional[str]) -> int:
+    """``ms-perflint clean [PATH...]``: remove the caches of the projects at PATH (and any below it), or
+    ``--cache-dir``. Only folders ms-perflint made (their CACHEDIR.TAG says so) are removed."""
+    import shutil
+
+    from ms_perflint.project.roots import find_root
+    from ms_perflint.sources.discovery import skipped_folder
+
+    folders = [cache_dir] if cache_dir else []
+    for path in paths:
+        if not os.path.exists(path):
+            raise UsageError(f"{path}: no such file or folder")
+        if cache_dir:
+            continue
+        root = find_root(path) or path
+        folders.append(os.path.join(root, CACHE_FOLDER_NAME))
+        for parent, subfolders, _ in os.walk(path):
+            if CACHE_FOLDER_NAME in subfolders:
+                folders.append(os.path.join(parent, CACHE_FOLDER_NAME))
+            subfolders[:] = [d for d in subfolders if not skipped_folder(d)]
+    removed = 0
+    for folder in dict.fromkeys(_shown(f) for f in folders):
+        if _made_by_us(folder):
+            shutil.rmtree(folder, ignore_errors=True)
+            sys.stdout.write(f"Removed {folder}\n")
+            removed += 1
+    if not removed:
+        sys.stdout.write("No cache to remove.\n")
+    return EXIT_CLEAN
+
+
+def _shown(path: str) -> str:
+    """A path as the user reads it: relative to the current folder when inside it."""
+    relative = os.path.relpath(os.path.abspath(path))
+    return relative if not relative.startswith("..") else os.path.abspath(path)
+
+
+def _made_by_us(folder: str) -> bool:
+    try:
+        with open(os.path.join(folder, "CACHEDIR.TAG"), encoding="utf-8") as handle:
+            return "ms-perflint" in handle.read()
+    except OSError:
+        return False

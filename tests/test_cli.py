@@ -103,6 +103,31 @@ def test_show_files_lists_what_would_be_checked_and_checks_nothing(tmp_path: Pat
     assert completed.stdout.splitlines() == ["configs/run.yaml", "train.py"]
 
 
+def test_clean_removes_the_caches_of_the_project_and_below_but_nothing_else(tmp_path: Path):
+    files(tmp_path, pyproject__toml="[project]\nname = 'x'\n", train__py=PROGRAM)
+    nested = tmp_path / "zoo" / "model_a"
+    nested.mkdir(parents=True)
+    (nested / "train.py").write_text(PROGRAM)
+    (nested / "setup.py").write_text("")
+    assert run_cli("--quiet", ".", cwd=tmp_path).returncode == 1
+    assert run_cli("--quiet", ".", cwd=nested).returncode == 1  # a nested project's own cache (older runs)
+    lookalike = tmp_path / "data" / ".ms_perflint_cache"  # not made by ms-perflint: no CACHEDIR.TAG of ours
+    lookalike.mkdir(parents=True)
+    completed = run_cli("clean", cwd=tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    assert sorted(completed.stdout.splitlines()) == ["Removed .ms_perflint_cache",
+                                                     "Removed zoo/model_a/.ms_perflint_cache"]
+    assert not (tmp_path / ".ms_perflint_cache").exists() and not (nested / ".ms_perflint_cache").exists()
+    assert lookalike.exists()
+    assert run_cli("clean", cwd=tmp_path).stdout == "No cache to remove.\n"
+
+
+def test_a_file_named_clean_is_checked_not_taken_for_the_command(tmp_path: Path):
+    (tmp_path / "clean").write_text("x = 1\n")
+    completed = run_cli("clean", cwd=tmp_path)
+    assert "Removed" not in completed.stdout and "No cache" not in completed.stdout
+
+
 # --------------------------------------------------------------------------- standard input
 
 

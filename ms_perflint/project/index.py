@@ -20,8 +20,9 @@ import json
 import os
 import stat
 import tempfile
+import time
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ms_perflint import __version__
 from ms_perflint.analysis import analyse, module_name
@@ -147,6 +148,9 @@ class ProjectIndex:
         with _locked(self._cache_path() + ".lock"):
             if self._update(self._load(), extract):
                 self._save()
+            else:
+                mark_used(self._cache_path())
+        prune_cache(self.cache_folder)
         return self
 
     def _update(self, previous: Dict[str, IndexedFile], extract: Optional[Extractor]) -> bool:
@@ -335,6 +339,89 @@ def walk_project(root: str) -> Iterator[Tuple[str, str]]:
                 continue
             relative = name if relative_folder == "." else f"{relative_folder}/{name}".replace(os.sep, "/")
             yield relative, kind
+
+
+#: Cache entries not used for this long are deleted (at most one pruning pass a day).
+CACHE_MAX_AGE = 30 * 24 * 3600
+_PRUNED_STAMP = "last-pruned"
+
+
+def prune_cache(folder: Optional[str], now: Optional[float] = None) -> int:
+    """Delete what no run has used for :data:`CACHE_MAX_AGE`: manifests (``project-*``, ``decisions-*``) not
+    rewritten or read since, and stored facts that no remaining manifest names. Runs at most once a day per
+    folder; returns the number of files deleted. Never raises: a cache that cannot be pruned is still a cache."""
+    if folder is None or not os.path.isdir(folder):
+        return 0
+    now = time.time() if now is None else now
+    stamp = os.path.join(folder, _PRUNED_STAMP)
+    try:
+        if now - os.stat(stamp).st_mtime < 24 * 3600:
+            return 0
+    except OSError:
+        pass
+    deleted = 0
+    try:
+        with open(stamp, "w", encoding="utf-8") as handle:
+            handle.write(f"{now}\n")
+        used: Set[str] = set()
+        for name in os.listdir(folder):
+            path = os.path.join(folder, name)
+            if not name.endswith(".json") or not name.startswith(("project-", "decisions-")):
+                continue
+            if now - _last_use(path) > CACHE_MAX_AGE:
+                deleted += _remove(path) + _remove(path + ".lock")
+            elif name.startswith("project-"):
+                used.update(_stored_facts(folder, _read_json(path)))
+        facts_root = os.path.join(folder, "facts")
+        for parent, _, names in os.walk(facts_root):
+            for name in names:
+                path = os.path.join(parent, name)
+                if path not in used and now - _last_use(path) > CACHE_MAX_AGE:
+                    deleted += _remove(path)
+    except OSError:
+        pass
+    return deleted
+
+
+def mark_used(path: str) -> None:
+    """Note that a cache file is still in use (its mtime, at most once a day), so pruning keeps it; file systems
+    mounted ``noatime`` do not record reads."""
+    try:
+        if time.time() - os.stat(path).st_mtime > 24 * 3600:
+            os.utime(path)
+    except OSError:
+        pass
+
+
+def _last_use(path: str) -> float:
+    """When a cache file was last written or (where the file system records it) read."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return 0.0
+    return max(status.st_mtime, status.st_atime)
+
+
+def _stored_facts(folder: str, manifest: Any) -> Set[str]:
+    """The facts files a manifest's records point to."""
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
+        return set()
+    index = ProjectIndex(str(manifest.get("root", "")), folder)
+    found = set()
+    for relative, raw in manifest["files"].items():
+        try:
+            found.add(index._facts_path(str(relative), IndexedFile.from_manifest(raw).digest))
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+            continue
+    return found
+
+
+def _remove(path: str) -> int:
+    try:
+        os.remove(path)
+        return 1
+    except OSError:
+        return 0
 
 
 def prepare_cache_folder(folder: str) -> None:

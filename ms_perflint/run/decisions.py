@@ -59,6 +59,9 @@ def load(folder: Optional[str], root: str, wanted: str) -> Optional[Dict[str, Li
             data = json.load(handle)
         if data.get("key") != wanted:
             return None
+        from ms_perflint.project.index import mark_used
+
+        mark_used(_path(folder, root))
         return {str(path): [Finding.from_json(item) for item in items] for path, items in data["findings"].items()}
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None
