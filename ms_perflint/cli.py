@@ -140,6 +140,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"ms-perflint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt as interrupt:
+        if sys.stderr.isatty():
+            sys.stderr.write("\r\x1b[K")  # over a progress line
         print("ms-perflint: interrupted", file=sys.stderr)
         return interrupt_code(interrupt)
     except BrokenPipeError:
@@ -241,9 +243,12 @@ def _session(args: argparse.Namespace):
     if problem:
         raise UsageError(problem)
     cache = None if args.no_cache else (args.cache_dir or _default_cache_folder(args.paths))
+    from ms_perflint.output.progress import Progress, wanted
+
     options = SessionOptions(config=config, overrides={k: v for k, v in overrides.items() if v is not None},
                              cache_folder=cache, jobs=args.jobs, project=False if args.no_project else None,
-                             fallback_roots=tuple(p for p in args.paths if os.path.isdir(p)))
+                             fallback_roots=tuple(p for p in args.paths if os.path.isdir(p)),
+                             progress=Progress() if wanted(args.quiet) else None)
     session = Session(options)
     session.excludes = {  # type: ignore[attr-defined]
         "exclude": tuple(args.exclude) if args.exclude is not None else None,

@@ -1,0 +1,79 @@
+"""Progress on long runs: on a terminal only, never with -q, never in piped output."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ms_perflint.output.progress import Progress, wanted
+from tests.conftest import REPO
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_line_shows_files_done_of_total_and_elapsed_time_then_is_cleared():
+    stream, clock = io.StringIO(), Clock()
+    progress = Progress(stream, clock)
+    progress(1, 500)
+    clock.now = 0.5
+    progress(10, 500)
+    assert stream.getvalue() == ""  # under a second: nothing flashes by
+    clock.now = 2.0
+    progress(120, 500)
+    clock.now = 2.01
+    progress(121, 500)  # throttled
+    clock.now = 12.4
+    progress(400, 500)
+    progress(500, 500)
+    written = stream.getvalue()
+    assert written.split("\r")[1:] == ["Analysing 120/500 files (2 s)", "Analysing 400/500 files (12 s)",
+                                       " " * 30, ""]
+
+
+def test_progress_is_wanted_on_a_terminal_only_and_not_when_quiet():
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert wanted(False, Terminal()) and not wanted(True, Terminal())
+    assert not wanted(False, io.StringIO())
+
+
+def on_a_terminal(*args: str, cwd: Path):
+    """Run the CLI with standard error on a pseudo-terminal and standard output on a pipe."""
+    leader, follower = os.openpty()
+    completed = subprocess.run([sys.executable, "-m", "ms_perflint", *args], cwd=cwd, stdout=subprocess.PIPE,
+                               stderr=follower, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=600)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal is closed once the process and our end are done with it
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    return completed, shown
+
+
+def test_a_cold_run_on_a_terminal_shows_progress_on_standard_error(tmp_path: Path):
+    for index in range(120):
+        (tmp_path / f"model_{index}.py").write_text(
+            "import mindspore.nn as nn\n" + "".join(f"x{i} = nn.Dense({i + 1}, 16)\n" for i in range(150)))
+    completed, shown = on_a_terminal("--no-cache", "-j1", ".", cwd=tmp_path)
+    assert completed.returncode == 0, shown
+    assert b"Analysing " in shown and b"/120 files (" in shown
+    assert b"Analysing" not in completed.stdout
+    quiet, shown = on_a_terminal("--no-cache", "-j1", "-q", ".", cwd=tmp_path)
+    assert quiet.returncode == 0 and b"Analysing" not in shown + quiet.stdout
