@@ -8,7 +8,11 @@ from setuptools import find_packages, setup
 HERE = Path(__file__).parent
 VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "ms_perflint" / "__init__.py").read_text()).group(1)
 
+#: The editor server (`ms-perflint server`): Language Server Protocol over standard input and output.
+SERVER_REQUIRES = ["pygls>=2,<3"]
+
 TEST_REQUIRES = [
+    *SERVER_REQUIRES,
     "pytest>=7",
     "hypothesis>=6",
     "pre-commit>=3",
@@ -42,7 +46,7 @@ setup(
         # Reading pyproject.toml: the standard library's tomllib from Python 3.11 on.
         'tomli>=1.1; python_version < "3.11"',
     ],
-    extras_require={"test": TEST_REQUIRES},
+    extras_require={"server": SERVER_REQUIRES, "test": TEST_REQUIRES},
     entry_points={
         "console_scripts": ["ms-perflint = ms_perflint.cli:main"],
         "flake8.extension": ["MSP = ms_perflint.flake8_plugin:Plugin"],

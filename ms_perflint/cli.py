@@ -58,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="files or folders to check (folders are searched for *.py, *.ipynb and YAML configs); "
                              "- reads standard input; none: the current folder, on a terminal. "
-                             "`ms-perflint clean [PATH]` removes the caches of the projects at PATH")
+                             "`ms-perflint clean [PATH]` removes the caches of the projects at PATH; "
+                             "`ms-perflint server` is the editor (LSP) server")
     parser.add_argument("--version", action="version", version=f"ms-perflint {__version__}")
     selection = parser.add_argument_group("rule selection")
     selection.add_argument("--select", type=_code_list, metavar="CODES", help="comma-separated codes or prefixes to enable (default: MSP)")
@@ -176,6 +177,8 @@ def run(args: argparse.Namespace) -> int:
         return show_settings(args)
     if args.paths and args.paths[0] == "clean" and not os.path.lexists("clean"):
         return clean(args.paths[1:] or ["."], args.cache_dir)
+    if args.paths == ["server"] and not os.path.lexists("server"):
+        return serve()
     _check_combinations(args)
     if args.stdin_filename and not args.paths:
         args.paths = ["-"]  # as ruff does: a name for standard input means standard input is read
@@ -545,3 +548,12 @@ def _made_by_us(folder: str) -> bool:
             return "ms-perflint" in handle.read()
     except OSError:
         return False
+
+
+def serve() -> int:
+    """``ms-perflint server``: the Language Server Protocol server, over standard input and output."""
+    try:
+        from ms_perflint.server import main as serve_forever
+    except ImportError as error:
+        raise UsageError(f"the editor server needs pygls ({error}); install it with: pip install 'ms-perflint[server]'")
+    return serve_forever()

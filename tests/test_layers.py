@@ -23,7 +23,8 @@ LAYERS: List[Tuple[str, ...]] = [
     ("ms_perflint.fix", "ms_perflint.output"),
     ("ms_perflint.config",),
     ("ms_perflint.run",),
-    ("ms_perflint.cli", "ms_perflint.flake8_plugin", "ms_perflint.docs_build", "ms_perflint.__main__"),
+    ("ms_perflint.cli", "ms_perflint.flake8_plugin", "ms_perflint.server", "ms_perflint.docs_build",
+     "ms_perflint.__main__"),
 ]
 
 
