@@ -104,6 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
     performance.add_argument("--cache-dir", metavar="DIR", help="where project indexes are kept (default: .ms_perflint_cache in the project root)")
     fixes = parser.add_argument_group("fixes")
     fixes.add_argument("--fix", action="store_true", help="apply safe fixes and write the files back")
+    fixes.add_argument("--fix-only", action="store_true",
+                       help="apply fixes but do not report what is left (exit 0 unless a file could not be checked)")
     fixes.add_argument("--unsafe-fixes", action="store_true",
                        help="also apply fixes that may change behaviour (with --fix or --diff); [*] then marks them too")
     fixes.add_argument("--diff", action="store_true", help="print the fixes as unified diffs and write nothing")
@@ -204,7 +206,8 @@ def run(args: argparse.Namespace) -> int:
 
         code = add_noqa(session, files, sys.stderr)
         return EXIT_ERROR if missing else code
-    if args.fix or args.diff:
+    if args.fix or args.diff or args.fix_only:
+        args.fix = args.fix or (args.fix_only and not args.diff)
         code = _run_fix(args, session, files)
     else:
         results = session.check(files)
@@ -220,7 +223,7 @@ def _check_combinations(args: argparse.Namespace) -> None:
         raise UsageError("--stdin-filename names the code read from standard input; pass `-` (or no paths) to read it")
     if args.statistics and args.output_format not in ("text", "json"):
         raise UsageError("--statistics is written as text or json, not " + args.output_format)
-    if args.add_noqa and (args.fix or args.diff):
+    if args.add_noqa and (args.fix or args.diff or args.fix_only):
         raise UsageError("--add-noqa cannot be combined with --fix or --diff: run them one after the other")
 
 
@@ -357,6 +360,7 @@ def _run_stdin(args: argparse.Namespace, session) -> int:
 
 
 def _run_fix(args: argparse.Namespace, session, files: Sequence[str]) -> int:
+    from ms_perflint.output.text import format_error
     from ms_perflint.run.fixing import fix_files, unified_diff, write_fixed
 
     try:
@@ -386,6 +390,11 @@ def _run_fix(args: argparse.Namespace, session, files: Sequence[str]) -> int:
     if args.diff:
         for outcome in outcomes:
             sys.stdout.write(unified_diff(outcome))
+    elif args.fix_only:  # what is left is not reported; files that could not be checked still are
+        for outcome in outcomes:
+            if outcome.remaining.error is not None:
+                print(f"ms-perflint: error: {format_error(outcome.remaining.path, outcome.remaining.error)}",
+                      file=sys.stderr)
     else:
         write_report([o.remaining for o in outcomes], args)
     if args.show_fixes:
@@ -399,7 +408,7 @@ def _run_fix(args: argparse.Namespace, session, files: Sequence[str]) -> int:
         return EXIT_CLEAN
     if args.diff:
         return EXIT_FINDINGS if any(o.changed or o.remaining.error for o in outcomes) else EXIT_CLEAN
-    remaining = any(o.remaining.findings or o.remaining.error for o in outcomes)
+    remaining = any((o.remaining.findings and not args.fix_only) or o.remaining.error for o in outcomes)
     fixed = any(o.changed for o in outcomes)
     return EXIT_FINDINGS if remaining or (fixed and args.exit_non_zero_on_fix) else EXIT_CLEAN
 

@@ -81,6 +81,11 @@ KEYS: Tuple[Key, ...] = (
         "Codes to ignore in files whose path matches a glob (matched against the whole path, "
         "any trailing part of it, or the file name).",
         '{ "tests/*" = ["MSP103"], "scripts/convert_*.py" = ["MSP1"] }'),
+    Key("fixable", CODES, DEFAULT_SELECT,
+        "Codes or prefixes whose fixes `--fix` may apply (and `[*]` marks).", '["MSP103"]'),
+    Key("unfixable", CODES, (),
+        "Codes or prefixes whose fixes are never applied: their findings are reported without `[*]`. "
+        "The most specific of `fixable` and `unfixable` wins.", '["MSP104"]'),
     Key("exclude", GLOBS, DEFAULT_EXCLUDE,
         "Files and folders skipped while walking folders, as globs matched against the name and "
         "the path relative to the project root (the folder of the config file). Setting it "
@@ -141,6 +146,8 @@ class Config:
     ignore: Tuple[str, ...] = ()
     extend_ignore: Tuple[str, ...] = ()
     per_file_ignores: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
+    fixable: Tuple[str, ...] = DEFAULT_SELECT
+    unfixable: Tuple[str, ...] = ()
     exclude: Tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: Tuple[str, ...] = ()
     force_exclude: bool = False
@@ -163,6 +170,8 @@ class Config:
             rule_options=dict(self.rule_options),
             project=self.project,
             max_file_size=self.max_file_size or None,
+            fixable=self.fixable,
+            unfixable=self.unfixable,
         )
         extend_ignore = tuple(overrides.pop("extend_ignore", None) or ())
         values.update({name: value for name, value in overrides.items() if value is not None})

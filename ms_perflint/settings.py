@@ -38,12 +38,20 @@ class Settings:
     project: bool = True
     #: Files larger than this many bytes are not checked (None or 0: no limit).
     max_file_size: Optional[int] = DEFAULT_MAX_FILE_SIZE
+    #: Codes or prefixes whose fixes may be applied, and those whose may not (the most specific wins).
+    fixable: Tuple[str, ...] = DEFAULT_SELECT
+    unfixable: Tuple[str, ...] = ()
 
     def is_enabled(self, code: str, path: Optional[str] = None) -> bool:
         """ruff/flake8 semantics: the most specific matching prefix of select vs ignore wins."""
         selected = _longest_match(code, (*self.select, *self.extend_select))
         ignored = _longest_match(code, (*self.ignore, *self._per_file_ignored(path)))
         return selected >= 0 and selected > ignored
+
+    def may_fix(self, code: str) -> bool:
+        """May ``--fix`` apply this code's fixes (``fixable`` vs ``unfixable``, the most specific prefix wins)?"""
+        fixable = _longest_match(code, self.fixable)
+        return fixable >= 0 and fixable > _longest_match(code, self.unfixable)
 
     def may_enable(self, code: str, opt_in: bool = False) -> bool:
         """Could the code be on for some file? An opt-in rule needs its code (or family) selected explicitly."""
@@ -68,7 +76,7 @@ class Settings:
         options = sorted((key, repr(value)) for key, value in self.rule_options.items())
         ignores = sorted((key, tuple(value)) for key, value in self.per_file_ignores.items())
         return repr((self.select, self.extend_select, self.ignore, ignores, options, self.apply_noqa, self.project,
-                     self.max_file_size))
+                     self.max_file_size, self.fixable, self.unfixable))
 
 
 def _path_matches(path: str, pattern: str) -> bool:

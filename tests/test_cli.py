@@ -128,6 +128,33 @@ def test_a_file_named_clean_is_checked_not_taken_for_the_command(tmp_path: Path)
     assert "Removed" not in completed.stdout and "No cache" not in completed.stdout
 
 
+def test_fix_only_fixes_and_reports_nothing_left(tmp_path: Path):
+    files(tmp_path, train__py=PROGRAM, other__py=UNSAFE_ONLY)
+    completed = run_cli("--fix-only", ".", cwd=tmp_path)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "MSP103" not in completed.stdout  # other.py's unsafe-only finding is left, and not reported
+    assert completed.stdout == "Fixed 1 finding in 1 file.\n"
+    assert (tmp_path / "train.py").read_text() == CLEAN
+    assert (tmp_path / "other.py").read_text() == UNSAFE_ONLY
+
+
+def test_unfixable_codes_lose_their_fix_and_their_mark(tmp_path: Path):
+    files(tmp_path, train__py=PROGRAM, pyproject__toml="[tool.ms-perflint]\nunfixable = ['MSP103']\n")
+    report = run_cli(".", cwd=tmp_path)
+    assert "MSP103 CheckpointConfig" in report.stdout and "[*]" not in report.stdout
+    fixed = run_cli("--fix", ".", cwd=tmp_path)
+    assert fixed.returncode == 1 and (tmp_path / "train.py").read_text() == PROGRAM
+    (tmp_path / "pyproject.toml").write_text("[tool.ms-perflint]\nunfixable = ['MSP1']\nfixable = ['MSP103']\n")
+    assert run_cli("--fix", ".", cwd=tmp_path).returncode == 0  # the more specific fixable wins
+    assert (tmp_path / "train.py").read_text() == CLEAN
+
+
+def test_an_unknown_code_in_unfixable_is_a_configuration_error(tmp_path: Path):
+    files(tmp_path, train__py=PROGRAM, pyproject__toml="[tool.ms-perflint]\nunfixable = ['MSP999']\n")
+    completed = run_cli(".", cwd=tmp_path)
+    assert completed.returncode == 2 and "MSP999" in completed.stderr
+
+
 # --------------------------------------------------------------------------- standard input
 
 

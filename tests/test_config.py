@@ -565,7 +565,7 @@ def test_describe_settings_names_the_file_and_each_keys_value_and_source(tmp_pat
     assert f"Configuration file: {config.resolve()} ([ms-perflint] section" in text
     assert f"Passed over (no ms-perflint table): {(tmp_path / 'pyproject.toml').resolve()}" in text
     rows = settings_rows(text)
-    every_key = {"select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude",
+    every_key = {"select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "fixable", "unfixable", "exclude",
                  "extend-exclude", "force-exclude", "respect-gitignore", "project", "max-file-size",
                  "required-version", *rule_options()}
     assert set(rows) == every_key

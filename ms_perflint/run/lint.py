@@ -9,6 +9,7 @@ for one piece of text: a project of one file.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Type
 
 from ms_perflint.findings import FileResult, Finding, LineIndex
@@ -63,8 +64,6 @@ def _internal_error(check, rule, error: BaseException) -> None:
 
 def findings_for(raw: Dict[str, List[Finding]], relative: str) -> List[Finding]:
     """A file's raw findings, with the project-wide ones (a failed rule) that every checked file reports."""
-    from dataclasses import replace
-
     return [*raw.get(relative, []), *(replace(f) for f in raw.get(PROJECT_WIDE, []))]
 
 
@@ -84,6 +83,7 @@ def finish(result: FileResult, raw: Iterable[Finding], settings: Settings, text:
         suppressions = LineSuppressions(text, tokenize=not is_yaml)
         kept = [f for f in kept if f.code == "MSP000" or not (
             directives.skips(f.code, honour_flake8=True) or suppressions.is_suppressed(f.line, f.code))]
+    kept = [f if f.fix is None or settings.may_fix(f.code) else replace(f, fix=None) for f in kept]
     if virtual is not None:
         from ms_perflint.sources.notebook import map_finding
 
