@@ -107,7 +107,10 @@ def too_large(size: int, limit: Optional[int]) -> Optional[FileError]:
 
 
 def _megabytes(size: int) -> str:
-    return f"{size / 1_000_000:.1f} MB"
+    """``2.4 MB``; under 1 MB in kB, and in bytes when rounding would make the file and the limit look equal."""
+    if size >= 1_000_000:
+        return f"{size / 1_000_000:.1f} MB"
+    return f"{size / 1000:.1f} kB" if size >= 10_000 else f"{size} bytes"
 
 
 def decode_python(data: bytes) -> SourceText:
