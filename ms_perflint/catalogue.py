@@ -250,6 +250,8 @@ TENSOR_MATMUL_METHOD = "matmul"
 #: The Cube multiplies fractals of 16 x 16 fp16/bf16 values (C0 = 32 bytes = 16 halves; M0 = 16), and data
 #: is moved to it in that fractal (NZ) layout: a dim that is not a multiple of 16 is padded on the way.
 CUBE_FRACTAL = 16
+#: Operator types of the MatMul family in profiles (MindSpore on CPU, CANN kernels on Ascend), by prefix.
+PROFILE_MATMUL_TYPES: Tuple[str, ...] = ("MatMul", "BatchMatMul", "Dense", "GroupedMatmul", "QuantBatchMatmul")
 #: AI cores that share one MatMul, each taking whole fractals of the output: 32 Da Vinci cores on Ascend 910,
 #: 20-24 Cube cores on Atlas A2 (910B). A dim below CUBE_FRACTAL * AI_CORES cannot give every core a fractal.
 AI_CORES = 32

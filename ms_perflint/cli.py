@@ -42,6 +42,26 @@ def _code_list(text: str) -> List[str]:
     return codes
 
 
+def _percent(text: str) -> float:
+    try:
+        value = float(text.rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a percentage: {text!r}") from None
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"a percentage is between 0 and 100, not {value:g}")
+    return value
+
+
+def _positive_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def _job_count(text: str) -> int:
     if text == "auto":
         return 0
@@ -102,6 +122,19 @@ def build_parser() -> argparse.ArgumentParser:
                              help="worker processes (default: auto, one per 8 files to analyse, at most one per core)")
     performance.add_argument("--no-cache", action="store_true", help="neither read nor write the project indexes on disk")
     performance.add_argument("--cache-dir", metavar="DIR", help="where project indexes are kept (default: .ms_perflint_cache in the project root)")
+    profiling = parser.add_argument_group("profile (docs/profile.md)")
+    profiling.add_argument("--profile", action="append", metavar="DIR",
+                           help="a profiler output folder (MindSpore's Profiler or msprof; repeatable): weigh each "
+                                "finding by its share of the profiled time, and add what the profile proves")
+    profiling.add_argument("--sort", choices=("path", "cost"), default="path",
+                           help="order findings by place (default) or by their profiled cost, costliest first")
+    profiling.add_argument("--min-share", type=_percent, metavar="PCT",
+                           help="with --profile: hide findings whose profiled share is below PCT percent")
+    profiling.add_argument("--top", type=_positive_count, metavar="N",
+                           help="with --profile: print the N costliest layers of the model and their source lines, "
+                                "instead of the findings")
+    profiling.add_argument("--profile-unmapped", action="store_true",
+                           help="with --profile: list the operators that could not be mapped to a source line")
     fixes = parser.add_argument_group("fixes")
     fixes.add_argument("--fix", action="store_true", help="apply safe fixes and write the files back")
     fixes.add_argument("--fix-only", action="store_true",
@@ -211,9 +244,48 @@ def run(args: argparse.Namespace) -> int:
         code = _run_fix(args, session, files)
     else:
         results = session.check(files)
+        if args.profile:
+            results = _with_profile(args, session, results)
+            if results is None:
+                return EXIT_ERROR if missing else EXIT_CLEAN
         write_report(results, args)
+        if args.profile and args.profile_unmapped:
+            _write_unmapped(args)
         code = EXIT_FINDINGS if any(r.findings or r.error for r in results) and not args.exit_zero else EXIT_CLEAN
     return EXIT_ERROR if missing else code
+
+
+def _with_profile(args: argparse.Namespace, session, results: list) -> Optional[list]:
+    """Weigh the results with the profile; None when ``--top`` printed the costliest layers instead."""
+    from ms_perflint.run.profiling import apply_profile, keep_costly, site_location
+
+    results, outcome = apply_profile(session, results, args.profile)
+    args.profile_outcome = outcome
+    for problem in outcome.profile.problems:
+        print(f"ms-perflint: warning: {problem}", file=sys.stderr)
+    if outcome.profile.rows and not outcome.mapped:
+        print("ms-perflint: warning: no operator of the profile maps to a Cell of these files: is it a profile "
+              "of another model?", file=sys.stderr)
+    if outcome.profile.rows and not args.quiet:
+        print(outcome.summary(), file=sys.stderr)
+    if args.top:
+        for cell in outcome.cells[:args.top]:
+            sys.stdout.write(f"{outcome.share(cell.time_us) * 100:5.1f} %  {site_location(session, cell)}  "
+                             f"{cell.site.describe()}  (forward {cell.forward_us / 1000:.2f} ms, "
+                             f"backward {cell.backward_us / 1000:.2f} ms)\n")
+        return None
+    if args.min_share is not None:
+        results = keep_costly(results, args.min_share / 100)
+    return results
+
+
+def _write_unmapped(args: argparse.Namespace) -> None:
+    outcome = args.profile_outcome
+    stream = sys.stdout if args.output_format == "text" and not args.output_file else sys.stderr
+    stream.write(f"Operators not mapped to a source line: {len(outcome.unmapped)} "
+                 f"({outcome.share(sum(r.time_us for r in outcome.unmapped)) * 100:.1f} % of the profiled time)\n")
+    for row in outcome.unmapped:
+        stream.write(f"{outcome.share(row.time_us) * 100:6.2f} %  {row.op_type or '?':<24} {row.name}\n")
 
 
 def _check_combinations(args: argparse.Namespace) -> None:
@@ -223,6 +295,10 @@ def _check_combinations(args: argparse.Namespace) -> None:
         raise UsageError("--stdin-filename names the code read from standard input; pass `-` (or no paths) to read it")
     if args.statistics and args.output_format not in ("text", "json"):
         raise UsageError("--statistics is written as text or json, not " + args.output_format)
+    if (args.top or args.min_share is not None or args.profile_unmapped) and not args.profile:
+        raise UsageError("--top, --min-share and --profile-unmapped need --profile DIR")
+    if args.profile and (args.fix or args.diff or args.fix_only or args.add_noqa or args.statistics):
+        raise UsageError("--profile weighs findings; run --fix, --diff, --add-noqa or --statistics without it")
     if args.add_noqa and (args.fix or args.diff or args.fix_only):
         raise UsageError("--add-noqa cannot be combined with --fix or --diff: run them one after the other")
 
@@ -439,7 +515,8 @@ def write_report(results: list, args: argparse.Namespace) -> None:
         print(f"ms-perflint: warning: {line}", file=sys.stderr)
     if args.statistics:
         results = _statistics_view(results, bool(args.unsafe_fixes))
-    options = dict(quiet=args.quiet, show_statistics=args.statistics, unsafe_fixes=args.unsafe_fixes)
+    options = dict(quiet=args.quiet, show_statistics=args.statistics, unsafe_fixes=args.unsafe_fixes,
+                   by_cost=getattr(args, "sort", "path") == "cost")
     if not args.output_file:
         write(results, sys.stdout, args.output_format, color=use_color(sys.stdout, args.color), **options)
         return

@@ -85,6 +85,8 @@ class Finding:
     #: Character offsets of the reported span in the file's decoded text (for edits and mapping to cells).
     start: int = 0
     end: int = 0
+    #: With ``--profile``: the share of the profiled time spent in what the finding is about (0 to 1).
+    cost: Optional[float] = None
 
     @property
     def fixable(self) -> bool:

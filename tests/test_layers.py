@@ -19,6 +19,7 @@ LAYERS: List[Tuple[str, ...]] = [
     ("ms_perflint.sources",),
     ("ms_perflint.analysis",),
     ("ms_perflint.project",),
+    ("ms_perflint.profile",),
     ("ms_perflint.rules",),
     ("ms_perflint.fix", "ms_perflint.output"),
     ("ms_perflint.config",),

@@ -63,7 +63,7 @@ def finding_objects(results: Sequence[FileResult]) -> List[Dict[str, Any]]:
 def finding_object(result: FileResult, finding: Finding, locator: Optional[EditLocator] = None) -> Dict[str, Any]:
     """One finding in ruff's shape (``locator`` places its fix's edits; needed when it has a fix)."""
     rule = rule_for(finding.code)
-    return {
+    found = {
         "code": finding.code,
         "name": rule.name if rule is not None else None,
         "message": finding.message,
@@ -74,6 +74,9 @@ def finding_object(result: FileResult, finding: Finding, locator: Optional[EditL
         "fix": _fix_object(finding, locator),
         "url": rule_url(rule) if rule is not None else None,
     }
+    if finding.cost is not None:
+        found["cost"] = round(finding.cost, 6)  # with --profile: the share of the profiled time
+    return found
 
 
 def _fix_object(finding: Finding, locator: Optional[EditLocator]) -> Optional[Dict[str, Any]]:

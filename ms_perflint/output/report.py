@@ -68,6 +68,8 @@ class ReportOptions:
     color: bool = False
     #: The run has ``--unsafe-fixes``: ``[*]`` marks unsafe fixes too.
     unsafe_fixes: bool = False
+    #: ``--sort cost``: the costliest findings first (findings without a measured cost last).
+    by_cost: bool = False
 
 
 def write_report(
@@ -79,13 +81,14 @@ def write_report(
     show_statistics: bool = False,
     color: bool = False,
     unsafe_fixes: bool = False,
+    by_cost: bool = False,
 ) -> None:
     """Write ``results`` to ``stream`` in ``output_format`` (a key of :data:`FORMATS`).
 
     ``show_statistics``: write :func:`statistics` instead of the findings, as text
     or (``output_format == "json"``) JSON; the CLI refuses the other formats.
     """
-    options = ReportOptions(quiet=quiet, color=color, unsafe_fixes=unsafe_fixes)
+    options = ReportOptions(quiet=quiet, color=color, unsafe_fixes=unsafe_fixes, by_cost=by_cost)
     if show_statistics:
         stream.write(render_statistics(results, output_format, options))
     else:
@@ -111,15 +114,17 @@ def is_marked_fixable(finding: Finding, unsafe_fixes: bool = False) -> bool:
 Entry = Tuple[FileResult, Union[Finding, FileError]]
 
 
-def sorted_entries(results: Sequence[FileResult]) -> List[Entry]:
-    """Every finding and file error with its result, by path, (notebook cell,) line, column and code."""
+def sorted_entries(results: Sequence[FileResult], by_cost: bool = False) -> List[Entry]:
+    """Every finding and file error with its result, by path, (notebook cell,) line, column and code; with
+    ``by_cost``, the costliest findings first (then the rest in that order)."""
     entries: List[Tuple[Tuple[Any, ...], Entry]] = []
     for result in results:
         if result.error is not None:
             error = result.error
-            entries.append(((result.path, error.cell or 0, error.line, error.column, ""), (result, error)))
+            entries.append(((0.0, result.path, error.cell or 0, error.line, error.column, ""), (result, error)))
         for finding in result.findings:
-            entries.append(((result.path, *finding.sort_key()), (result, finding)))
+            cost = -(finding.cost or 0.0) if by_cost else 0.0
+            entries.append(((cost, result.path, *finding.sort_key()), (result, finding)))
     entries.sort(key=lambda item: item[0])
     return [entry for _, entry in entries]
 

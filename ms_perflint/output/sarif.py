@@ -112,6 +112,8 @@ def _result(path: str, finding: Finding, index: Optional[int], locator: Optional
         result["ruleIndex"] = index
     if finding.cell is not None:
         result["properties"] = {"cell": finding.cell}
+    if finding.cost is not None:  # with --profile: the share of the profiled time
+        result.setdefault("properties", {})["cost"] = round(finding.cost, 6)
     fix = finding.fix
     if fix is not None and locator is not None and locator.usable and fix.edits:
         replacements = []

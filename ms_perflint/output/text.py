@@ -31,12 +31,13 @@ def location(path: str, line: int, column: int, cell: Optional[int] = None) -> s
 def format_finding(path: str, finding: Finding, unsafe_fixes: bool = False, color: bool = False) -> str:
     """One finding as a line (with ANSI colours when ``color``)."""
     mark = " [*]" if is_marked_fixable(finding, unsafe_fixes) else ""
+    cost = f" [{finding.cost * 100:.1f} %]" if finding.cost is not None else ""
     where = location(path, finding.line, finding.column, finding.cell)
     if color:
         where = BOLD + path + RESET + where[len(path):]
         mark = f" {MARK}[*]{RESET}" if mark else ""
-        return f"{where}: {CODE}{finding.code}{RESET}{mark} {finding.message}"
-    return f"{where}: {finding.code}{mark} {finding.message}"
+        return f"{where}: {CODE}{finding.code}{RESET}{cost}{mark} {finding.message}"
+    return f"{where}: {finding.code}{cost}{mark} {finding.message}"
 
 
 def format_error(path: str, error: FileError, color: bool = False) -> str:
@@ -48,10 +49,11 @@ def format_error(path: str, error: FileError, color: bool = False) -> str:
     return f"{where}: {error.kind}: {error.message}"
 
 
-def sorted_lines(results: Sequence[FileResult], unsafe_fixes: bool = False, color: bool = False) -> List[str]:
-    """Every finding and file error as a line, by path, (notebook cell,) line and column."""
+def sorted_lines(results: Sequence[FileResult], unsafe_fixes: bool = False, color: bool = False,
+                 by_cost: bool = False) -> List[str]:
+    """Every finding and file error as a line, by path, (notebook cell,) line and column (costliest first)."""
     lines = []
-    for result, item in sorted_entries(results):
+    for result, item in sorted_entries(results, by_cost):
         if isinstance(item, FileError):
             lines.append(format_error(result.path, item, color))
         else:
@@ -98,7 +100,7 @@ def summary(results: Sequence[FileResult], unsafe_fixes: bool = False) -> str:
 
 def render_text(results: Sequence[FileResult], options: ReportOptions = ReportOptions()) -> str:
     """Findings and errors, a line each, then the summary (unless quiet)."""
-    lines = sorted_lines(results, options.unsafe_fixes, options.color)
+    lines = sorted_lines(results, options.unsafe_fixes, options.color, options.by_cost)
     if not options.quiet:
         lines.append(summary(results, options.unsafe_fixes))
     return "".join(line + "\n" for line in lines)
@@ -106,4 +108,4 @@ def render_text(results: Sequence[FileResult], options: ReportOptions = ReportOp
 
 def render_concise(results: Sequence[FileResult], options: ReportOptions = ReportOptions()) -> str:
     """Findings and errors, a line each; no summary."""
-    return "".join(line + "\n" for line in sorted_lines(results, options.unsafe_fixes, options.color))
+    return "".join(line + "\n" for line in sorted_lines(results, options.unsafe_fixes, options.color, options.by_cost))

@@ -249,6 +249,31 @@ class Session:
         raw = decide(Project("", {name: record.facts}), lambda _: settings, enabled_rules(settings))
         return self._finish(path, kind, record.error, findings_for(raw, name), data=data)
 
+    def place(self, path: str, raw: Sequence[object]) -> List[object]:
+        """Findings made outside the rules (from a profile), placed in ``path`` as the rules' are: positions,
+        notebook cells, selection and ``# noqa``."""
+        from ms_perflint.sources import PYTHON, kind_of
+
+        absolute = os.path.abspath(path)
+        data = self.analysed.get(absolute) or self.read(path)
+        if isinstance(data, FileError):
+            return []
+        kept = self.analysed.get(absolute)
+        result = self._finish(path, kind_of(path) or PYTHON, None, list(raw), data=data)
+        if kept is not None:
+            self.analysed[absolute] = kept
+        return list(result.findings)
+
+    def notebook_line(self, path: str, line: int) -> Optional[Tuple[int, int]]:
+        """``(cell, line in cell)`` of a line of a notebook's virtual module, or None."""
+        from ms_perflint.sources import NOTEBOOK, load_unit
+
+        data = self.read(path)
+        if isinstance(data, FileError):
+            return None
+        unit = load_unit(path, data, NOTEBOOK, None)
+        return unit.virtual.origin(line) if unit.virtual is not None else None  # type: ignore[attr-defined]
+
     def read(self, path: str):
         """The bytes of ``path`` (the overlay's when this session holds a text for it)."""
         from ms_perflint.sources import read_bytes
