@@ -85,7 +85,8 @@ def test_show_settings_says_where_each_value_comes_from(tmp_path: Path):
     out = completed.stdout
     assert 'ignore = ["MSP105"]' in out and "pyproject.toml" in out
     assert 'extend-ignore = ["MSP104"]' in out and "command line" in out
-    assert "Rules on: MSP101, MSP102, MSP103\n" in out and "Rules off: MSP104 (select/ignore), MSP105" in out
+    assert "Rules on: MSP101, MSP102, MSP103\n" in out
+    assert "Rules off: MSP001 (opt-in: select it by code), MSP104 (select/ignore), MSP105" in out
 
 
 def test_show_settings_of_a_missing_path_is_a_usage_error(tmp_path: Path):
@@ -378,7 +379,7 @@ def test_an_unknown_code_on_the_command_line_is_a_usage_error(tmp_path: Path):
     files(tmp_path, good__py=PROGRAM)
     completed = run_cli("--select", "MSP999", "good.py", cwd=tmp_path)
     assert (completed.returncode, completed.stdout) == (2, "")
-    assert completed.stderr.startswith("ms-perflint: error: unknown rule code or prefix 'MSP999'; known codes: MSP101")
+    assert completed.stderr.startswith("ms-perflint: error: unknown rule code or prefix 'MSP999'; known codes: MSP001, MSP101")
 
 
 def test_an_unknown_code_in_a_config_file_is_a_usage_error(tmp_path: Path):

@@ -577,7 +577,7 @@ def test_describe_settings_names_the_file_and_each_keys_value_and_source(tmp_pat
     assert rows["max-file-size"] == ("2000000", "default")
     assert rows["required-version"] == ("(not set)", "default")
     assert "Rules on: MSP101, MSP102, MSP104\n" in text
-    assert "Rules off: MSP103 (per-file-ignores), MSP105 (select/ignore)\n" in text
+    assert "Rules off: MSP001 (opt-in: select it by code), MSP103 (per-file-ignores), MSP105 (select/ignore)\n" in text
     assert f"Checked with its project: {tmp_path.resolve()}" in text
 
 

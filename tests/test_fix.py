@@ -734,7 +734,8 @@ VALID = [(rule, index, example) for rule in ALL_RULES for index, example in enum
 def fix_example(folder: Path, rule, example_source: str, options) -> FixOutcome:
     runner = Session(SessionOptions(
         config=replace(Config(source=None, root=folder), rule_options={k.replace("_", "-"): v for k, v in options.items()}),
-        overrides={"select": (rule.code,)}, cache_folder=None))
+        # MSP001 (unused noqa) judges the other rules' suppressions: they run with it.
+        overrides={"select": ("MSP", rule.code) if rule.code == "MSP001" else (rule.code,)}, cache_folder=None))
     path = str(folder / "example.py")
     runner.overlay[path] = example_source.encode("utf-8")
     return fix_files(runner, [path], unsafe=True)[0]

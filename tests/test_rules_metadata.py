@@ -21,9 +21,17 @@ VALID = [(rule, index, example) for rule in ALL_RULES for index, example in enum
 INVALID = [(rule, index, example) for rule in ALL_RULES for index, example in enumerate(rule.invalid)]
 
 
+def settings_for(rule) -> Settings:
+    return Settings(extend_select=(rule.code,) if rule.opt_in else ())
+
+
 def _check(rule, example):
+    """The rule alone on its example; an opt-in rule with its code selected. MSP001 (unused noqa) runs with every
+    rule, since it reports on their suppressions."""
     options = {key.replace("_", "-"): value for key, value in example.options.items()}
-    result = check_text(example.source, "example.py", Settings(rule_options=options), rules=[rule])
+    settings = Settings(rule_options=options, extend_select=(rule.code,) if rule.opt_in else ())
+    rules = ALL_RULES if rule.code == "MSP001" else [rule]
+    result = check_text(example.source, "example.py", settings, rules=rules)
     assert result.error is None, result.error
     return [finding for finding in result.findings if finding.code == rule.code]
 
@@ -43,7 +51,8 @@ def test_invalid_example_reports_at_its_position_and_fixes_as_shown(rule, index,
     if example.fixed is not None:
         assert at[0].fix is not None
         assert apply_fix_text(example.source, [at[0].fix]) == example.fixed_source
-        again = check_text(example.fixed_source, "example.py", Settings(), rules=[rule]).findings
+        again = check_text(example.fixed_source, "example.py", settings_for(rule),
+                           rules=ALL_RULES if rule.code == "MSP001" else [rule]).findings
         assert not [f for f in again if f.code == rule.code and f.fix is not None], "the fix leaves a fixable finding"
     else:
         assert at[0].fix is None or rule.fix_availability is not FixAvailability.NEVER

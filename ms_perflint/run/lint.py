@@ -73,7 +73,9 @@ def finish(result: FileResult, raw: Iterable[Finding], settings: Settings, text:
     from ms_perflint.sources.noqa import LineSuppressions, file_directives, physical_lines
 
     kept = [f for f in raw if f.code == "MSP000" or settings.is_enabled(f.code, result.path)]
-    if not kept:
+    audit = settings.apply_noqa and "noqa" in text and settings.may_enable(UNUSED_NOQA, opt_in=True) \
+        and settings.is_enabled(UNUSED_NOQA, result.path)
+    if not kept and not audit:
         return result
     index = LineIndex(text)
     for finding in kept:
@@ -81,8 +83,11 @@ def finish(result: FileResult, raw: Iterable[Finding], settings: Settings, text:
     if settings.apply_noqa:
         directives = file_directives(physical_lines(text))
         suppressions = LineSuppressions(text, tokenize=not is_yaml)
+        suppressed = [f for f in kept if f.code != "MSP000" and suppressions.is_suppressed(f.line, f.code)]
         kept = [f for f in kept if f.code == "MSP000" or not (
             directives.skips(f.code, honour_flake8=True) or suppressions.is_suppressed(f.line, f.code))]
+        if audit and not directives.skips(UNUSED_NOQA, honour_flake8=True):
+            kept += _unused_noqa(text, suppressed, settings, result.path, is_yaml)
     kept = [f if f.fix is None or settings.may_fix(f.code) else replace(f, fix=None) for f in kept]
     if virtual is not None:
         from ms_perflint.sources.notebook import map_finding
@@ -90,6 +95,30 @@ def finish(result: FileResult, raw: Iterable[Finding], settings: Settings, text:
         kept = [map_finding(f, virtual) for f in kept]
     result.findings = sorted(_unique(kept), key=Finding.sort_key)
     return result
+
+
+UNUSED_NOQA = "MSP001"
+
+
+def _unused_noqa(text: str, suppressed: Sequence[Finding], settings: Settings, path: str,
+                 is_yaml: bool) -> List[Finding]:
+    """MSP001 for the tool's ``# noqa`` codes that suppressed none of ``suppressed``."""
+    from ms_perflint.findings import Fix, FixSafety, TextEdit
+    from ms_perflint.rules import ALL_RULES
+    from ms_perflint.sources.noqa import unused_noqa
+
+    checked = [rule.code for rule in ALL_RULES if rule.code != UNUSED_NOQA and settings.is_enabled(rule.code, path)]
+    found = []
+    index = LineIndex(text)
+    for unused in unused_noqa(text, [(f.line, f.code) for f in suppressed], checked, tokenize_text=not is_yaml):
+        said = ", ".join(unused.codes)
+        fix = Fix(FixSafety.SAFE, f"Remove the unused noqa code{'s' if len(unused.codes) > 1 else ''} {said}",
+                  (TextEdit(unused.start, unused.end, unused.replacement),))
+        finding = Finding(UNUSED_NOQA, f"unused noqa: {said} suppresses nothing on this line", start=unused.at,
+                          end=unused.end, fix=fix)
+        _fill_end(finding, index)
+        found.append(finding)
+    return found
 
 
 def _fill_end(finding: Finding, index: LineIndex) -> None:

@@ -225,9 +225,10 @@ class Session:
         result.source = unit.source
         result.notices = list(unit.notices)
         result.virtual_text = unit.text if unit.virtual is not None else None  # type: ignore[attr-defined]
-        if raw and unit.error is None:
+        if unit.error is None:
             finish(result, raw, self.settings_for(path), unit.text, unit.virtual, is_yaml=kind == YAML)
-            self.analysed[absolute] = data
+            if result.findings:
+                self.analysed[absolute] = data
         return result
 
     def check_alone(self, path: str) -> FileResult:

@@ -143,3 +143,63 @@ def token_line_ranges(lines: List[str]) -> Optional[List[Tuple[int, int]]]:
     except (tokenize.TokenError, SyntaxError, IndentationError):
         return None
     return ranges
+
+
+@dataclass(frozen=True)
+class UnusedNoqa:
+    """The codes of one ``# noqa: ...`` comment that suppressed nothing, and the edit that takes them out."""
+
+    line: int
+    codes: Tuple[str, ...]
+    #: Character offset of the comment's ``#``.
+    at: int
+    #: Character offsets in the text of what the edit replaces, and its replacement.
+    start: int
+    end: int
+    replacement: str
+
+
+def unused_noqa(text: str, suppressed: Sequence[Tuple[int, str]], checked: Sequence[str],
+                tokenize_text: bool = True) -> List[UnusedNoqa]:
+    """The tool's codes in ``# noqa: ...`` comments that no finding in ``suppressed`` (``(line, code)``) used.
+
+    Only codes the run ``checked`` can be unused (a code not selected may be someone else's run); other
+    tools' codes (``E501``) and blanket ``# noqa`` are left alone. A comment covers its whole multi-line
+    statement in Python, as in flake8; its own line in configs.
+    """
+    lines = physical_lines(text)
+    ranges = (token_line_ranges(lines) or []) if tokenize_text else []
+    span_of = {number: (first, last) for first, last in ranges for number in range(first, last + 1)}
+    found: List[UnusedNoqa] = []
+    offset = 0
+    for number, line in enumerate(lines, 1):
+        match = NOQA_INLINE.search(line) if "noqa" in line.lower() else None
+        if match is not None and match.group("codes"):
+            first, last = span_of.get(number, (number, number))
+            used = [code for at, code in suppressed if first <= at <= last]
+            unused = _unused_in(match, line, offset, number, used, checked)
+            if unused is not None:
+                found.append(unused)
+        offset += len(line)
+    return found
+
+
+def _unused_in(match: "re.Match[str]", line: str, offset: int, number: int, used: Sequence[str],
+               checked: Sequence[str]) -> Optional[UnusedNoqa]:
+    group = match.group("codes")
+    bare = group.rstrip(", \t\r\n")  # the regex also takes the separators after the last code, line break too
+    codes = [part for part in re.split(r"[,\s]+", bare) if part]
+    unused = tuple(code for code in codes if code.startswith(ALL_CODES) and any(c.startswith(code) for c in checked)
+                   and not any(u.startswith(code) for u in used))
+    if not unused:
+        return None
+    kept = [code for code in codes if code not in unused]
+    codes_start = match.start("codes")
+    if kept:
+        start, end, replacement = offset + codes_start, offset + codes_start + len(bare), ", ".join(kept)
+    elif line[codes_start + len(bare):].strip():  # a note follows the codes: it stays a comment
+        start, end, replacement = offset + match.start(), offset + codes_start + len(bare), "#"
+    else:  # nothing left to suppress: the whole comment goes, with the spaces before it
+        before = len(line[:match.start()].rstrip(" \t"))
+        start, end, replacement = offset + before, offset + codes_start + len(bare), ""
+    return UnusedNoqa(number, unused, offset + match.start(), start, end, replacement)
