@@ -111,6 +111,8 @@ class Project:
         self.shell: Dict[str, ShellFacts] = {p: f for p, f in files.items() if isinstance(f, ShellFacts)}
         self._by_module: Dict[str, List[str]] = {}
         for path, facts in self.python.items():
+            if path.endswith(".ipynb"):
+                continue  # a notebook is a program, never a module another file imports
             parts = facts.module.split(".")
             for start in range(len(parts)):
                 self._by_module.setdefault(".".join(parts[start:]), []).append(path)

@@ -64,12 +64,12 @@ class Check:
             return None
 
     def release_note(self, path: str) -> str:
-        """``MindSpore 2.3.1 (inferred from requirements.txt:3 (mindspore==2.3.1))`` for messages ("" unknown)."""
+        """``MindSpore 2.3.1 per requirements.txt:3 (mindspore==2.3.1)`` for messages ("" when unknown)."""
         settings = self._settings_for(path)
         if not settings.mindspore_version:
             return ""
-        source = settings.mindspore_version_source or "mindspore-version"
-        return f"MindSpore {settings.mindspore_version} ({source})"
+        source = settings.mindspore_version_source.replace("inferred from ", "") or "the mindspore-version setting"
+        return f"MindSpore {settings.mindspore_version} per {source}"
 
     def ascend(self, program: Program) -> DeviceDecision:
         """Does the program run on Ascend (memoised)?"""
