@@ -83,8 +83,8 @@ class PartialLastBatchInGraphTraining(Rule):
         programs="""
             Training programs in GRAPH_MODE (every `set_context(mode=...)` they run sets it, or no mode is set
             and the `mindspore-version` is before 2.0), and training loops whose step is compiled with `jit`.
-            Programs on an accelerator (Ascend, unknown, or GPU): a program whose every device target is the CPU
-            is left out.
+            Programs on Ascend (or an unknown device): a program whose every device target is GPU or CPU is left
+            out, as by the other Ascend rules.
         """,
         silent_on="""
             - `.batch(n, drop_remainder=True)`, a value the linter cannot know, and `batch(1)`;
@@ -214,8 +214,8 @@ class PartialLastBatchInGraphTraining(Rule):
         training = Training(project)
         reported: Set[Tuple[str, int]] = set()
         for program in project.training_programs():
-            if not check.ascend(program).accelerator:
-                continue  # on the CPU a second compile of a small graph is not worth a finding
+            if not check.ascend(program).ascend:
+                continue  # GPU and CPU programs are not this linter's business (RULES.md, "Programs and targets")
             graph = _graph_mode(check, program)
             for batch, consumer in _consumers(check, training, program, graph):
                 key = (batch.path, batch.call.id)
