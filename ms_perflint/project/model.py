@@ -111,8 +111,6 @@ class Project:
         self.shell: Dict[str, ShellFacts] = {p: f for p, f in files.items() if isinstance(f, ShellFacts)}
         self._by_module: Dict[str, List[str]] = {}
         for path, facts in self.python.items():
-            if path.endswith(".ipynb"):
-                continue  # a notebook is a program, never a module another file imports
             parts = facts.module.split(".")
             for start in range(len(parts)):
                 self._by_module.setdefault(".".join(parts[start:]), []).append(path)
@@ -132,6 +130,9 @@ class Project:
     def module_file(self, module: str, importer: str) -> Optional[str]:
         """The file of a dotted module name, preferring the one nearest the importer."""
         candidates = self._by_module.get(module)
+        if candidates and any(c.endswith(".ipynb") for c in candidates):
+            # A notebook names its own definitions through its module; no other file can import it.
+            candidates = [c for c in candidates if not c.endswith(".ipynb") or c == importer]
         if not candidates:
             return None
         if len(candidates) == 1:
