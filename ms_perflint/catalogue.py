@@ -524,6 +524,8 @@ PYNATIVE_MODE_VALUE = 1
 PYNATIVE_DEFAULT_SINCE = "2.0.0a0"
 #: What compiles a function in PyNative mode: ``mindspore.jit`` (2.x) and its 1.x name ``ms_function``.
 JIT_DECORATORS = frozenset(("mindspore.jit", "mindspore.ms_function"))
+#: Tensor methods that copy a value to the host: a ``construct`` that calls one runs in PyNative only.
+HOST_READS = frozenset(("asnumpy", "item"))
 #: Comments that mention these are recorded with their line (``# ms.set_context(mode=ms.GRAPH_MODE)``).
 COMMENT_MARKERS: Tuple[str, ...] = ("GRAPH_MODE",)
 

@@ -90,6 +90,10 @@ class PynativeTrainingWithoutJit(Rule):
             - a program some of whose `set_context` calls may set GRAPH_MODE (one branch per device, a
               `--mode` argument defaulting to 0), or pass the mode through `**kwargs`;
             - no mode set and an unknown MindSpore version (1.x ran GRAPH_MODE by default), or a version before 2.0;
+            - a trained network whose `construct` (or a method it calls) needs PyNative: it draws random numbers
+              with numpy or reads a tensor on the host (`int(self.queue_ptr)`, `.asnumpy()`, `.item()`) -- compiled,
+              the read fails or the random numbers are frozen into the graph, so jit needs a rewrite first
+              (a StyleGAN port and a MoCo queue on the development set);
             - programs on GPU or CPU, evaluation and inference programs, a gradient function with no optimizer
               (saliency maps, adversarial examples).
         """,
@@ -184,7 +188,7 @@ class PynativeTrainingWithoutJit(Rule):
         for program in project.training_programs():
             if not check.ascend(program).ascend or not _trains_steps(check, training, program):
                 continue
-            if jit_in(project, program) is not None:
+            if jit_in(project, program) is not None or _eager_only(check, training, program):
                 continue
             mode = execution_mode(check.values, program)
             if mode.only(PYNATIVE):
@@ -209,6 +213,82 @@ def _trains_steps(check: Check, training: Training, program: Program) -> bool:
     if kinds & {"model", "step"}:
         return True
     return any(use.kind == "optimizer" for use in training.networks(program))
+
+
+def _eager_only(check: Check, training: Training, program: Program) -> str:
+    """What in the trained network's ``construct`` (and the methods it calls) needs PyNative: numpy randomness,
+    a tensor read on the host (``int(self.queue_ptr)``, ``.asnumpy()``, ``.item()``); "" when nothing does.
+
+    Such a network runs in PyNative on purpose: compiled, the host read fails or the random numbers are
+    frozen into the graph, so jit needs a rewrite first -- not a change worth a finding."""
+    project = check.project
+    classes = set()
+    for use in training.networks(program):
+        classes |= training.composition(training.network_classes(use.path, use.network, use.anchor.scope))
+    classes |= training.composition(frozenset(_held(project, classes)))
+    for scope in _construct_scopes(project, classes):
+        path, index = scope
+        for call in project.python[path].calls:
+            if call.scope == index:
+                reason = _host_side(call)
+                if reason:
+                    return f"{project.python[path].scopes[index].name} {reason}"
+    return ""
+
+
+def _held(project, classes) -> Set[Tuple[str, str]]:
+    """Cells the classes keep from their ``__init__`` arguments (``self.mapping = mapping``), transitively."""
+    found: Set[Tuple[str, str]] = set(classes)
+    stack = list(classes)
+    while stack and len(found) < 2000:
+        cls = stack.pop()
+        facts = project.class_facts(cls)
+        init = project.method(cls, "__init__")
+        for value in (facts.attrs.values() if facts is not None else ()):
+            if value.kind != "param" or init is None:
+                continue
+            for held in project.instance_classes(init[0], value, init[1]):
+                if held not in found and project.is_cell(held):
+                    found.add(held)
+                    stack.append(held)
+    return found
+
+
+def _construct_scopes(project, classes) -> Set[Tuple[str, int]]:
+    """``construct`` of the classes and the ``self.<method>`` calls it makes, transitively."""
+    found: Set[Tuple[str, int]] = set()
+    stack = [scope for cls in sorted(classes) for scope in [project.method(cls, "construct")] if scope is not None]
+    while stack and len(found) < 2000:
+        scope = stack.pop()
+        if scope in found:
+            continue
+        found.add(scope)
+        path, index = scope
+        owner = project.owner_class(path, index)
+        for call in project.python[path].calls:
+            if call.scope == index and call.callee.startswith("self.") and call.callee.count(".") == 1 and owner:
+                method = project.method(owner, call.callee[5:])
+                if method is not None and method not in found:
+                    stack.append(method)
+    return found
+
+
+#: Words that make ``int(...)``/``float(...)`` shape arithmetic, which graph mode folds at compile time.
+SHAPE_WORDS = ("shape", "len(", "size", "dim", "num_", "rank")
+
+
+def _host_side(call: Call) -> str:
+    """Why the call runs on the host in PyNative only ("" when it does not)."""
+    if call.callee.startswith("numpy.random."):
+        return f"draws random numbers with numpy ({call.callee})"
+    if call.method in ms.HOST_READS and call.receiver is not None:
+        return f"reads a tensor on the host (.{call.method}())"
+    if call.callee in ("int", "float") and len(call.args) == 1:
+        argument = call.args[0]
+        text = argument.text.lower()
+        if argument.kind in ("self", "param", "name", "call") and not any(w in text for w in SHAPE_WORDS):
+            return f"reads a tensor on the host ({call.callee}({argument.text}))"
+    return ""
 
 
 def _settings_on_ascend(settings: List[ModeSetting]) -> List[ModeSetting]:

@@ -225,3 +225,89 @@ def test_an_inference_script_next_to_a_notebook_is_not_a_training_program(tmp_pa
     results = check_folder(str(root), Settings(select=("MSP202",)), rules=RULE)
     reported = {path for path, result in results.items() if result.findings}
     assert reported == {"vogue/vogue.ipynb"}
+
+
+def test_a_network_that_reads_tensors_on_the_host_runs_pynative_on_purpose():
+    """MoCo/src/model/moco.py: the queue pointer is read with ``int(self.queue_ptr)`` in a method construct calls;
+    compiled, that read fails -- jit needs a rewrite first, not a finding."""
+    assert at("""
+        import mindspore
+        from mindspore import context, nn, ops
+        class ModelMoCo(nn.Cell):
+            def __init__(self, dim=128, k=4096):
+                super().__init__()
+                self.encoder_q = nn.Dense(512, dim)
+                self.queue = mindspore.Parameter(ops.zeros((dim, k), mindspore.float32), requires_grad=False)
+                self.queue_ptr = mindspore.Parameter(ops.zeros(1, mindspore.float32), requires_grad=False)
+            def _dequeue_and_enqueue(self, keys):
+                ptr = int(self.queue_ptr)
+                self.queue[:, ptr:ptr + keys.shape[0]] = keys.T
+            def construct(self, im1, im2):
+                q = self.encoder_q(im1)
+                self._dequeue_and_enqueue(q)
+                return q.sum()
+        if __name__ == "__main__":
+            context.set_context(mode=context.PYNATIVE_MODE, device_target="Ascend")
+            models = ModelMoCo()
+            step = nn.TrainOneStepCell(models, nn.SGD(models.trainable_params(), 0.06))
+            for im1, im2 in data:
+                step(im1, im2)
+    """) == []
+
+
+def test_a_held_network_that_draws_numpy_noise_in_construct_runs_pynative_on_purpose():
+    """vogue/src: a StyleGAN synthesis layer draws its noise with ``np.random.randn`` in construct (compiled, the
+    noise would be frozen into the graph); the loss cell holds the generator's parts passed to it."""
+    assert at("""
+        import numpy as np
+        import mindspore as ms
+        from mindspore import nn, Tensor
+        class SynthesisLayer(nn.Cell):
+            def __init__(self, resolution):
+                super().__init__()
+                self.resolution = resolution
+                self.conv = nn.Conv2d(8, 8, 3)
+            def construct(self, x):
+                noise = Tensor(np.random.randn(x.shape[0], 1, self.resolution, self.resolution), ms.float32)
+                return self.conv(x) + noise
+        class Generator(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.synthesis = SynthesisLayer(64)
+            def construct(self, x):
+                return self.synthesis(x)
+        class WithLoss(nn.Cell):
+            def __init__(self, synthesis, loss):
+                super().__init__()
+                self.synthesis = synthesis
+                self.loss = loss
+            def construct(self, x, y):
+                return self.loss(self.synthesis(x), y)
+        if __name__ == "__main__":
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+            generator = Generator()
+            net = WithLoss(generator.synthesis, nn.MSELoss())
+            step = nn.TrainOneStepCell(net, nn.Adam(generator.trainable_params()))
+            for x, y in data:
+                step(x, y)
+    """) == []
+
+
+def test_shape_arithmetic_in_construct_compiles_and_is_still_reported():
+    assert at("""
+        import mindspore as ms
+        from mindspore import nn, ops
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(64, 10)
+            def construct(self, x):
+                half = int(x.shape[0] / 2)
+                return self.fc(x[:half])
+        if __name__ == "__main__":
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+            net = Net()
+            step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.Adam(net.trainable_params()))
+            for x, y in data:
+                step(x, y)
+    """) == [(11, 5)]
