@@ -43,10 +43,11 @@ class SaveGraphsEnabled(Rule):
         why_bad="""
             With graph saving on, MindSpore writes the intermediate representation of every graph it compiles,
             at every optimisation pass, to disk: compiling takes several times longer and fills the disk. Measured
-            on MindSpore 2.10 (CPU wheel, one script compiling the same network with and without it): compile
-            1.29 s -> 5.37 s with 113 MB written; at level 3, 24.5 s and 588 MB. A small `nn.Dense` compiled
-            under `save_graphs=True` wrote 139 files (checked by the MindSpore test tier). Real LLM fine-tuning
-            configs ship with it on. MindSpore 2.10 also warns that the `save_graphs` parameter is deprecated
+            on MindSpore 2.10 (CPU wheel, one script compiling the same network with and without it; issue 12's
+            measurement): compile 1.29 s -> 5.37 s with 113 MB written; at level 3, 24.5 s and 588 MB. Measured
+            again for this rule: one `nn.Dense(8, 2)` compiled in GRAPH_MODE under `save_graphs=True` wrote 139
+            files (770 kB), under `MS_DEV_SAVE_GRAPHS=1` 107 files, without either none (the MindSpore test tier
+            checks this). Real LLM fine-tuning configs ship with it on (issue 12). MindSpore 2.10 also warns that the `save_graphs` parameter is deprecated
             in favour of `MS_DEV_SAVE_GRAPHS`: it is a debugging switch.
         """,
         example="""
