@@ -567,7 +567,7 @@ def test_describe_settings_names_the_file_and_each_keys_value_and_source(tmp_pat
     rows = settings_rows(text)
     every_key = {"select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "fixable", "unfixable", "exclude",
                  "extend-exclude", "force-exclude", "respect-gitignore", "project", "max-file-size",
-                 "required-version", *rule_options()}
+                 "required-version", "mindspore-version", *rule_options()}
     assert set(rows) == every_key
     origin = str(config.resolve())
     assert rows["ignore"] == ('["MSP105"]', origin)
