@@ -102,6 +102,15 @@ def is_mindspore_name(qualified: Optional[str]) -> bool:
     return bool(qualified) and qualified.split(".", 1)[0] in MINDSPORE_PACKAGES  # type: ignore[union-attr]
 
 
+# --- releases (the ``mindspore-version`` setting) ------------------------------------------
+
+#: Distributions on PyPI that install the MindSpore framework itself (names normalised as pip compares them):
+#: the one wheel of 2.x, the per-device wheels of 1.x, and the nightly builds (PyPI's package list, 2026).
+MINDSPORE_DISTRIBUTIONS: FrozenSet[str] = frozenset(
+    ("mindspore", "mindspore-ascend", "mindspore-gpu", "mindspore-dev", "mindspore-ascend-dev", "mindspore-cuda11-dev")
+)
+
+
 # --- call signatures --------------------------------------------------------------------
 
 
@@ -493,9 +502,46 @@ INTERESTING_METHODS = frozenset(
         *TENSOR_CAST_METHODS, *TENSOR_DTYPE_METHODS, "add_argument", "set_defaults", "setdefault", "putenv", "get",
         "construct", "start", "stop", "analyse", "asnumpy", "numpy", "item", "batch", "map",
         "create_dict_iterator", "create_tuple_iterator", "append", "extend", "insert", "update",
-        "trainable_params", "get_parameters", "set_train",
+        "trainable_params", "get_parameters", "set_train", "shuffle", "repeat", "project", "rename", "take", "skip",
+        "filter", "apply",
         *FILE_READERS, *WEIGHT_LOADERS,
     )
 )
 #: Builtins and standard-library calls worth recording.
 INTERESTING_GLOBALS = frozenset(("print", "float", "int", "range", "enumerate", "open", "zip", "setattr", "getattr"))
+
+# --- execution mode, jit and graph dumps (MSP201, MSP202, MSP203) ---------------------------------------
+
+#: ``set_context(mode=...)``: ``GRAPH_MODE`` is 0, ``PYNATIVE_MODE`` 1 (2.10). mindformers' YAML ``context: mode:``
+#: takes the same numbers.
+MODE = "mode"
+GRAPH_MODE = "mindspore.GRAPH_MODE"
+PYNATIVE_MODE = "mindspore.PYNATIVE_MODE"
+GRAPH_MODE_VALUE = 0
+PYNATIVE_MODE_VALUE = 1
+#: With ``mode`` never set, MindSpore runs PyNative since 2.0.0-alpha (the 2.0.0-alpha and 2.0.0 release notes:
+#: "the default mode is switched to PyNative"; 1.x defaulted to GRAPH_MODE). ``get_context("mode")`` is 1 on 2.10.
+PYNATIVE_DEFAULT_SINCE = "2.0.0a0"
+#: What compiles a function in PyNative mode: ``mindspore.jit`` (2.x) and its 1.x name ``ms_function``.
+JIT_DECORATORS = frozenset(("mindspore.jit", "mindspore.ms_function"))
+#: Tensor methods that copy a value to the host: a ``construct`` that calls one runs in PyNative only.
+HOST_READS = frozenset(("asnumpy", "item"))
+#: Comments that mention these are recorded with their line (``# ms.set_context(mode=ms.GRAPH_MODE)``).
+COMMENT_MARKERS: Tuple[str, ...] = ("GRAPH_MODE",)
+
+#: ``set_context(save_graphs=True | 1..3)`` writes the IR of every compiled graph (True is level 2; 2.10 warns that
+#: the parameter is deprecated in favour of ``MS_DEV_SAVE_GRAPHS``); ``save_graphs_path`` alone writes nothing.
+SAVE_GRAPHS = "save_graphs"
+SAVE_GRAPHS_VARIABLE = "MS_DEV_SAVE_GRAPHS"
+SAVE_GRAPHS_LEVELS = (1, 2, 3)
+
+#: ``Dataset.batch(batch_size, drop_remainder=False, num_parallel_workers=None, **kwargs)`` (2.10).
+BATCH = "batch"
+BATCH_SIZE = Param("batch_size", 0)
+DROP_REMAINDER = Param("drop_remainder", 1)
+#: Dataset methods that return a new dataset over the same samples (a batch before them still shapes the steps).
+DATASET_METHODS = frozenset(("map", "shuffle", "repeat", "project", "rename", "take", "skip", "filter", "apply"))
+#: Dataset methods that iterate it (``for x, y in dataset.create_tuple_iterator():``).
+DATASET_ITERATORS = frozenset(("create_tuple_iterator", "create_dict_iterator"))
+#: ``Model.train(epoch, train_dataset, ...)`` and ``Model.fit(epoch, train_dataset, valid_dataset, ...)``.
+MODEL_TRAIN_DATASET = Param("train_dataset", 1)

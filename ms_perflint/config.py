@@ -68,7 +68,8 @@ class Key:
     example: str
 
 
-CODES, GLOBS, BOOL, PER_FILE, VERSION, SIZE = "codes", "globs", "bool", "per-file-ignores", "version", "size"
+CODES, GLOBS, BOOL, PER_FILE, VERSION, SIZE, RELEASE = (
+    "codes", "globs", "bool", "per-file-ignores", "version", "size", "release")
 
 KEYS: Tuple[Key, ...] = (
     Key("select", CODES, DEFAULT_SELECT,
@@ -114,6 +115,16 @@ KEYS: Tuple[Key, ...] = (
         "Fail (exit 2) unless the running ms-perflint satisfies this PEP 440 version specifier, as pip reads "
         "it: e.g. `>=0.1`, `==0.1.*`, `~=0.1` or `>=0.1,<0.3` (a bare version such as `0.1.0` means `==`).",
         '">=0.1"'),
+    Key("mindspore-version", RELEASE, None,
+        "The MindSpore release the project runs on, a PEP 440 version such as `2.3.1`. Rules whose facts changed "
+        "between releases read it (MSP202: the default execution mode is PyNative since 2.0). When not set it is "
+        "inferred, the way ruff infers its target from `requires-python`, from the requirements on `mindspore` in "
+        "`requirements.txt`, `pyproject.toml` `[project] dependencies` and `setup.py` `install_requires` in the "
+        "configuration file's folder (without one, the project root): a pin gives its release, a range its lowest "
+        "allowed release (`>=2.2,<2.4` gives 2.2). Requirements that conflict or set no lower bound leave it "
+        "unknown, and a rule then takes the reading that cannot be a false alarm. `--show-settings` shows where the "
+        "value came from.",
+        '"2.3.1"'),
 )
 KEYS_BY_NAME: Dict[str, Key] = {key.name: key for key in KEYS}
 
@@ -156,6 +167,9 @@ class Config:
     required_version: Optional[str] = None
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     rule_options: Mapping[str, Any] = field(default_factory=dict)
+    mindspore_version: Optional[str] = None
+    #: Where an inferred ``mindspore_version`` came from, or why none was inferred ("" when the file sets it).
+    mindspore_version_source: str = ""
 
     def settings(self, **overrides: Any) -> Settings:
         """Settings from this configuration; ``overrides`` replace fields (None: keep).
@@ -172,6 +186,8 @@ class Config:
             max_file_size=self.max_file_size or None,
             fixable=self.fixable,
             unfixable=self.unfixable,
+            mindspore_version=self.mindspore_version,
+            mindspore_version_source=self.mindspore_version_source if self.mindspore_version else "",
         )
         extend_ignore = tuple(overrides.pop("extend_ignore", None) or ())
         values.update({name: value for name, value in overrides.items() if value is not None})
@@ -295,7 +311,7 @@ def load_config(path: Path, explicit: bool = False) -> Config:
     if table is None:
         where = "[tool.ms-perflint] table" if path.suffix == ".toml" else f"[{INI_SECTION}] section"
         raise ConfigError(f"{path}: has no {where}")
-    return parse_table(table, path)
+    return with_inferred_version(parse_table(table, path), path.parent)
 
 
 def parse_table(table: Mapping[str, Any], path: Path) -> Config:
@@ -346,6 +362,7 @@ def _parse_key(key: Key, raw: Any, is_ini: bool) -> Any:
         PER_FILE: _parse_per_file_ignores,
         VERSION: _parse_version,
         SIZE: _parse_size,
+        RELEASE: _parse_release,
     }[key.kind]
     return parse(raw, is_ini)
 
@@ -469,6 +486,29 @@ def _parse_version(raw: Any, is_ini: bool) -> str:
             "\"~=0.1\" or \">=0.1,<0.3\""
         )
     return raw.strip()
+
+
+def _parse_release(raw: Any, is_ini: bool) -> str:
+    """A release number (PEP 440): ``2.3.1``, ``2.3``, ``2.0.0rc1`` -- not a specifier."""
+    from packaging.version import InvalidVersion, Version
+
+    if not isinstance(raw, str):
+        raise _BadValue(f"expected a MindSpore release as a string such as \"2.3.1\", got {_shown(raw)}")
+    try:
+        return str(Version(raw.strip()))
+    except InvalidVersion:
+        raise _BadValue(f"{_clipped(repr(raw))} is not a release number (PEP 440); use e.g. \"2.3.1\" or \"2.2\"") \
+            from None
+
+
+def with_inferred_version(config: Config, folder: Path) -> Config:
+    """``config`` with ``mindspore-version`` inferred from the requirements in ``folder`` when the file does not set it."""
+    if config.mindspore_version is not None:
+        return config
+    from ms_perflint.project.requirements import infer_mindspore_version
+
+    inferred = infer_mindspore_version(folder)
+    return replace(config, mindspore_version=inferred.version, mindspore_version_source=inferred.source)
 
 
 def _parse_option(option: Any, raw: Any, is_ini: bool) -> Any:
@@ -606,11 +646,27 @@ def resolve_config(start: Optional[str] = None, config_file: Optional[str] = Non
     """The configuration of a CLI run: ``--isolated`` (defaults), ``--config FILE``, or the nearest file to ``start``."""
     cwd = Path.cwd()
     if isolated:
-        return Config(source=None, root=cwd)
+        return Config(source=None, root=cwd, mindspore_version_source=ISOLATED_VERSION)
     if config_file is not None:
         return load_config(Path(config_file), explicit=True)
     found = find_config_file(Path(start) if start else cwd)
-    return load_config(found) if found is not None else Config(source=None, root=cwd)
+    return load_config(found) if found is not None else _defaults_for(Path(start) if start else cwd, cwd)
+
+
+#: Why ``--isolated`` knows no MindSpore release: it reads no project files.
+ISOLATED_VERSION = "not inferred: --isolated reads no project files"
+
+
+def _defaults_for(start: Path, cwd: Path) -> Config:
+    """The configuration without a file: defaults, with ``mindspore-version`` inferred at the project root of ``start``."""
+    from ms_perflint.project.roots import find_root
+
+    root = find_root(str(start))
+    config = Config(source=None, root=cwd)
+    if root is None:
+        return replace(config, mindspore_version_source="not inferred: no project root (pyproject.toml, setup.py or "
+                                                        f".git) at or above {_folder_of(start)}")
+    return with_inferred_version(config, Path(root))
 
 
 @lru_cache(maxsize=256)
@@ -673,6 +729,9 @@ def _setting_rows(config: Config, given: Mapping[str, Any]) -> List[Tuple[str, s
     for key in KEYS:
         value = getattr(config, key.name.replace("-", "_"))
         source = str(config.source) if key.name in written else "default"
+        if key.name == "mindspore-version" and key.name not in written and config.mindspore_version_source:
+            inferred = config.mindspore_version_source
+            source = inferred if config.mindspore_version is not None else f"default ({inferred})"
         if key.name in given:
             value, source = _with_command_line(key.name, value, source, given[key.name])
         rows.append((key.name, _setting_text(value), source))
@@ -703,7 +762,7 @@ def _described_config(path: Path, config_file: Optional[str], isolated: bool) ->
     lines = [f"Settings for {path}"]
     if isolated:
         lines.append("Configuration file: none (--isolated): defaults")
-        return Config(source=None, root=Path.cwd()), lines
+        return Config(source=None, root=Path.cwd(), mindspore_version_source=ISOLATED_VERSION), lines
     if config_file is not None:
         config = load_config(Path(config_file), explicit=True)
         lines.append(f"Configuration file: {config.source} (--config, for every file)")
@@ -713,7 +772,7 @@ def _described_config(path: Path, config_file: Optional[str], isolated: bool) ->
             lines.append("Passed over (no ms-perflint table): " + ", ".join(str(p) for p in passed_over))
         if found is None:
             lines.append(f"Configuration file: none found at or above {_folder_of(path)}: defaults")
-            return Config(source=None, root=Path.cwd()), lines
+            return _defaults_for(path, Path.cwd()), lines
         config = load_config(found)
         where = "[tool.ms-perflint] table" if found.suffix == ".toml" else f"[{INI_SECTION}] section"
         lines.append(f"Configuration file: {found} ({where}; the nearest at or above {_folder_of(path)})")
@@ -814,6 +873,7 @@ def _kind_word(kind: str) -> str:
         PER_FILE: "table: glob = list of codes",
         VERSION: "version specifier",
         SIZE: "number of bytes",
+        RELEASE: "release (PEP 440 version)",
     }[kind]
 
 

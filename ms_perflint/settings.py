@@ -41,6 +41,12 @@ class Settings:
     #: Codes or prefixes whose fixes may be applied, and those whose may not (the most specific wins).
     fixable: Tuple[str, ...] = DEFAULT_SELECT
     unfixable: Tuple[str, ...] = ()
+    #: The MindSpore release the project runs on (a PEP 440 version such as ``2.3.1``; None: unknown), set in the
+    #: configuration or inferred from the project's requirements. Rules whose facts changed between releases
+    #: read it; with None they take the reading that cannot be a false alarm.
+    mindspore_version: Optional[str] = None
+    #: Where the version came from (``inferred from requirements.txt:3 (mindspore==2.3.1)``), for messages.
+    mindspore_version_source: str = ""
 
     def is_enabled(self, code: str, path: Optional[str] = None) -> bool:
         """ruff/flake8 semantics: the most specific matching prefix of select vs ignore wins."""
@@ -76,7 +82,8 @@ class Settings:
         options = sorted((key, repr(value)) for key, value in self.rule_options.items())
         ignores = sorted((key, tuple(value)) for key, value in self.per_file_ignores.items())
         return repr((self.select, self.extend_select, self.ignore, ignores, options, self.apply_noqa, self.project,
-                     self.max_file_size, self.fixable, self.unfixable))
+                     self.max_file_size, self.fixable, self.unfixable, self.mindspore_version,
+                     self.mindspore_version_source))
 
 
 def _path_matches(path: str, pattern: str) -> bool:

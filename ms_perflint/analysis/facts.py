@@ -352,6 +352,8 @@ class PythonFacts:
     star_imports: List[str] = field(default_factory=list)
     #: A notebook whose saved outputs show the device it ran on ("cpu"), else "".
     recorded_device: str = ""
+    #: Comments that mention a catalogue marker (``# ms.set_context(mode=ms.GRAPH_MODE)``): (line, comment text).
+    comments: List[Tuple[int, str]] = field(default_factory=list)
 
     def scope_calls(self) -> Dict[int, List[Call]]:
         """Calls grouped by scope index."""
@@ -375,7 +377,7 @@ class PythonFacts:
             "loops": [l.to_json() for l in self.loops], "config": [c.to_json() for c in self.config],
             "constants": {k: v.to_json() for k, v in self.constants.items()},
             "import_insert": list(self.import_insert), "star": self.star_imports,
-            "device": self.recorded_device,
+            "device": self.recorded_device, "comments": [list(c) for c in self.comments],
         }
 
     @classmethod
@@ -390,6 +392,7 @@ class PythonFacts:
             constants={k: Value.from_json(v) for k, v in data["constants"].items()},
             import_insert=(offset, before, newline), star_imports=list(data.get("star", [])),
             recorded_device=str(data.get("device", "")),
+            comments=[(int(line), str(text)) for line, text in data.get("comments", [])],
         )
 
 

@@ -49,6 +49,9 @@ _BUILTINS = frozenset(dir(builtins))
 TEXT_LIMIT = 80
 #: Calls that get the material for appending a keyword argument (the fixes that append one).
 APPENDABLE = frozenset((ms.CHECKPOINT_CONFIG, ms.SAVE_CHECKPOINT, ms.MODEL))
+APPENDABLE_METHODS = frozenset((ms.BATCH,))
+#: At most this many marked comments are kept per file (a file of commented-out code must not bloat the facts).
+MAX_COMMENTS = 64
 _ARITHMETIC = {
     cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.FloorDivide: "//",
     cst.Modulo: "%", cst.Power: "**",
@@ -664,6 +667,7 @@ class _Collector(cst.CSTVisitor):
         facts.imports = sorted(set(self.names.imported))
         facts.aliases = {k: v for k, v in self.names.table.items() if k not in self.names.local}
         facts.star_imports = list(self.names.star)
+        facts.comments = _marked_comments(self.text)
         self._resolve_positions()
         return facts
 
@@ -674,7 +678,8 @@ class _Collector(cst.CSTVisitor):
         wanted.extend(self.scope_nodes.values())
         wanted.extend(self.loop_nodes.values())
         wanted.extend(self.class_nodes.values())
-        appendable = [(c, self.call_nodes[c.id]) for c in self.facts.calls if c.callee in APPENDABLE]
+        appendable = [(c, self.call_nodes[c.id]) for c in self.facts.calls
+                      if c.callee in APPENDABLE or c.method in APPENDABLE_METHODS]
         for _, node in appendable:
             for arg in node.args:  # type: ignore[attr-defined]
                 wanted.append(arg)
@@ -946,6 +951,30 @@ def _compound_bindings(statement: cst.CSTNode) -> Iterator[str]:
         elif isinstance(node, cst.For):
             yield from _target_names(node.target)
         stack.extend(child for child in node.children)
+
+
+def _marked_comments(text: str) -> List[Tuple[int, str]]:
+    """``(line, comment)`` for comments that mention a :data:`~ms_perflint.catalogue.COMMENT_MARKERS` word.
+
+    A ``#`` counts when it is outside a string on its line (a quote count before it
+    is even); a line inside a multi-line string may be taken for a comment, which only
+    makes a rule more careful.
+    """
+    if not any(marker in text for marker in ms.COMMENT_MARKERS):
+        return []
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if "#" not in line or not any(marker in line for marker in ms.COMMENT_MARKERS):
+            continue
+        for position, character in enumerate(line):
+            if character == "#" and line.count("'", 0, position) % 2 == 0 and line.count('"', 0, position) % 2 == 0:
+                comment = line[position + 1:].strip()
+                if any(marker in comment for marker in ms.COMMENT_MARKERS):
+                    found.append((number, _short(comment)))
+                break
+        if len(found) >= MAX_COMMENTS:
+            break
+    return found
 
 
 def _values_of(facts: PythonFacts) -> Iterator[Value]:

@@ -130,6 +130,9 @@ class Project:
     def module_file(self, module: str, importer: str) -> Optional[str]:
         """The file of a dotted module name, preferring the one nearest the importer."""
         candidates = self._by_module.get(module)
+        if candidates and any(c.endswith(".ipynb") for c in candidates):
+            # A notebook names its own definitions through its module; no other file can import it.
+            candidates = [c for c in candidates if not c.endswith(".ipynb") or c == importer]
         if not candidates:
             return None
         if len(candidates) == 1:
@@ -396,6 +399,13 @@ class Project:
                 yield from self.instance_classes(path, part, scope, depth + 1)
         elif value.kind == PARAM:
             yield from self._argument_instances(path, value.data, scope, depth)
+        elif value.kind == CFG and value.parts:
+            # ``generator.mapping``: what the classes of ``generator`` keep in ``self.mapping``.
+            for owner in self.instance_classes(path, value.parts[0], scope, depth + 1):
+                found = self.attribute(owner, value.data)
+                init = self.method(owner, "__init__")
+                if found is not None:
+                    yield from self.instance_classes(found[0], found[1], init[1] if init else 0, depth + 1)
 
     def _argument_instances(self, path: str, name: str, scope: int, depth: int) -> Iterator[ClassRef]:
         """What the callers of the function holding ``scope`` pass for its parameter ``name``."""

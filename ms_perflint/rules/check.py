@@ -48,6 +48,29 @@ class Check:
             finding.end_line, finding.end_column = at.end_line, at.end_column
         self.findings.setdefault(path, []).append(finding)
 
+    def release_at_least(self, path: str, release: str) -> Optional[bool]:
+        """Is the MindSpore release of ``path``'s settings (``mindspore-version``) at least ``release``?
+
+        None when the release is unknown: the rule then takes the reading that cannot be a false alarm.
+        """
+        written = self._settings_for(path).mindspore_version
+        if not written:
+            return None
+        from packaging.version import InvalidVersion, Version
+
+        try:
+            return Version(written) >= Version(release)
+        except InvalidVersion:
+            return None
+
+    def release_note(self, path: str) -> str:
+        """``MindSpore 2.3.1 per requirements.txt:3 (mindspore==2.3.1)`` for messages ("" when unknown)."""
+        settings = self._settings_for(path)
+        if not settings.mindspore_version:
+            return ""
+        source = settings.mindspore_version_source.replace("inferred from ", "") or "the mindspore-version setting"
+        return f"MindSpore {settings.mindspore_version} per {source}"
+
     def ascend(self, program: Program) -> DeviceDecision:
         """Does the program run on Ascend (memoised)?"""
         if program.entry not in self._devices:

@@ -1,0 +1,179 @@
+"""How a program executes: the mode its ``set_context`` calls choose, and what it compiles with ``jit``.
+
+MindSpore runs a network either compiled as a whole graph (``GRAPH_MODE``) or
+operator by operator from Python (``PYNATIVE_MODE``), where ``mindspore.jit``
+compiles the functions it decorates. :func:`execution_mode` gathers every mode a
+program's live ``set_context(mode=...)`` calls can set, with the place each value
+is written (followed through argparse defaults, configs and parameters); a call
+that may pass ``mode`` through ``**kwargs``, or a value the linter cannot know,
+leaves the answer incomplete. Which mode an unset ``mode`` means depends on the
+release (``catalogue.PYNATIVE_DEFAULT_SINCE``): the rules decide that with the
+``mindspore-version`` setting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set, Tuple
+
+from ms_perflint import catalogue as ms
+from ms_perflint.analysis.facts import CALL, Call, Value
+from ms_perflint.project.model import Program, Project, ScopeRef
+from ms_perflint.project.values import Known, Ref, Values
+
+GRAPH, PYNATIVE = "graph", "pynative"
+
+
+@dataclass(frozen=True)
+class ModeSetting:
+    """One mode a ``set_context(mode=...)`` call of the program can set: the call, the value, what it means."""
+
+    path: str
+    call: Call
+    value: Known
+    #: :data:`GRAPH`, :data:`PYNATIVE`, or "" for a value that names neither.
+    mode: str
+
+
+@dataclass
+class ExecutionMode:
+    """Every mode a program's ``set_context`` calls can set; ``complete`` when no call or value is unknown."""
+
+    settings: List[ModeSetting] = field(default_factory=list)
+    complete: bool = True
+
+    @property
+    def modes(self) -> Set[str]:
+        """The modes the settings name ("" for a value naming neither)."""
+        return {setting.mode for setting in self.settings}
+
+    @property
+    def unset(self) -> bool:
+        """No call sets the mode, and none may (the release's default mode applies)."""
+        return self.complete and not self.settings
+
+    def only(self, mode: str) -> bool:
+        """Every mode the program can be given is ``mode`` (and at least one call sets it)."""
+        return self.complete and bool(self.settings) and self.modes == {mode}
+
+
+def mode_of(value: object) -> str:
+    """:data:`GRAPH`/:data:`PYNATIVE` for a mode value (``ms.GRAPH_MODE``, ``0``, ``"PYNATIVE_MODE"``), else ""."""
+    if isinstance(value, Ref):
+        value = ms.canonical_name(value.name)
+    if isinstance(value, bool):
+        return ""
+    if isinstance(value, str):
+        value = value.strip()
+        return {ms.GRAPH_MODE: GRAPH, ms.PYNATIVE_MODE: PYNATIVE}.get(
+            value if value.startswith("mindspore.") else "mindspore." + value, "")
+    return {ms.GRAPH_MODE_VALUE: GRAPH, ms.PYNATIVE_MODE_VALUE: PYNATIVE}.get(value, "")  # type: ignore[arg-type]
+
+
+def execution_mode(values: Values, program: Program) -> ExecutionMode:
+    """The modes the program's live ``set_context`` calls can set (memoised per program)."""
+    return values.project.memo(("execution-mode", program.entry, id(values)),  # type: ignore[return-value]
+                               lambda: _execution_mode(values, program))
+
+
+def _execution_mode(values: Values, program: Program) -> ExecutionMode:
+    project = values.project
+    live = values.live_scopes(program)
+    found = ExecutionMode()
+    for path, call in context_calls(project):
+        if (path, call.scope) not in live or not values.can_hold(path, call.scope, call.guards, program):
+            continue
+        argument = call.kwargs.get(ms.MODE)
+        if argument is None:
+            found.complete = found.complete and not call.double_star
+            continue
+        resolved = values.resolve(path, argument, call.scope, program=program)
+        found.complete = found.complete and resolved.complete and bool(resolved.values)
+        for known in resolved.values:
+            found.settings.append(ModeSetting(path, call, known, mode_of(known.value)))
+    if "" in found.modes:
+        found.complete = False
+    return found
+
+
+def context_calls(project: Project) -> List[Tuple[str, Call]]:
+    """Every ``set_context`` call of the project (once per project)."""
+    def find() -> List[Tuple[str, Call]]:
+        return [(path, call) for path, facts in sorted(project.python.items()) for call in facts.calls
+                if call.callee and project.qualified(path, call) == ms.SET_CONTEXT]
+
+    return project.memo("set-context-calls", find)  # type: ignore[return-value]
+
+
+# --- jit -----------------------------------------------------------------------------------------------
+
+
+def is_jit(name: str) -> bool:
+    """A decorator or callee that compiles a function: ``mindspore.jit`` and its 1.x name ``ms_function``."""
+    return ms.canonical_name(name) in ms.JIT_DECORATORS
+
+
+def jit_scopes(project: Project) -> Dict[ScopeRef, int]:
+    """Scopes ``jit`` compiles -- decorated functions and methods (also ``@jit(...)``), methods of a decorated
+    class, functions passed to ``jit(fn)`` -- each with the line that compiles it (once per project)."""
+    def find() -> Dict[ScopeRef, int]:
+        found: Dict[ScopeRef, int] = {}
+        for path, facts in sorted(project.python.items()):
+            for index, scope in enumerate(facts.scopes):
+                if any(is_jit(d) for d in scope.decorators):
+                    found.setdefault((path, index), scope.line)
+            for cls in facts.classes.values():
+                if any(is_jit(d) for d in cls.decorators):
+                    for index in cls.methods.values():
+                        found.setdefault((path, index), cls.line)
+            for call in facts.calls:
+                if call.callee and is_jit(call.callee) and call.args:
+                    for target in _function_targets(project, path, call.args[0], call.scope):
+                        found.setdefault(target, call.line)
+        return found
+
+    return project.memo("jit-scopes", find)  # type: ignore[return-value]
+
+
+def _function_targets(project: Project, path: str, value: Value, scope: int) -> List[ScopeRef]:
+    """The scopes a function value names (``train_step``, ``net.construct``, ``self.step``)."""
+    from ms_perflint.analysis.facts import REF, SELF
+
+    if value.kind == REF:
+        symbol = project.resolve(value.data, path)
+        index = project.function_of(symbol) if symbol is not None else None
+        return [(symbol.path, index)] if symbol is not None and index is not None else []
+    if value.kind == SELF:
+        owner = project.owner_class(path, scope)
+        method = project.method(owner, value.data) if owner is not None else None
+        return [method] if method is not None else []
+    facts = project.python[path]
+    name = value.via or value.text
+    if name in facts.functions:
+        return [(path, facts.functions[name])]
+    nested = [i for i, s in enumerate(facts.scopes) if s.name.rsplit(".", 1)[-1] == name and s.parent == scope]
+    return [(path, i) for i in nested]
+
+
+def jit_in(project: Project, program: Program) -> Optional[Tuple[str, int]]:
+    """Where the program compiles something with ``jit`` (a reached jit scope or a ``jit(...)`` call), or None."""
+    for (path, index), line in sorted(jit_scopes(project).items()):
+        if program.reaches(path, index):
+            return path, line
+    for path in sorted(program.files):
+        for call in project.python[path].calls if path in project.python else ():
+            if call.callee and is_jit(call.callee) and program.reaches(path, call.scope):
+                return path, call.line
+    return None
+
+
+def made_by_jit(project: Project, path: str, value: Optional[Value], scope: int) -> bool:
+    """``value`` is a function ``jit`` compiles: ``jit(step)``'s result, or a jit-decorated function or method."""
+    if value is None:
+        return False
+    if value.kind == CALL:
+        call = project.python[path].call(value.data)
+        if call is not None and call.callee and is_jit(call.callee):
+            return True
+    scopes = jit_scopes(project)
+    return any(target in scopes for target in _function_targets(project, path, value, scope))
