@@ -578,8 +578,7 @@ def test_describe_settings_names_the_file_and_each_keys_value_and_source(tmp_pat
     assert rows["required-version"] == ("(not set)", "default")
     on = next(line for line in text.splitlines() if line.startswith("Rules on: "))
     assert on.startswith("Rules on: MSP101, MSP102, MSP104") and "MSP103" not in on and "MSP105" not in on
-    assert "Rules off: MSP001 (opt-in: select it by code), MSP103 (per-file-ignores), MSP105 (select/ignore)
-" in text
+    assert "Rules off: MSP001 (opt-in: select it by code), MSP103 (per-file-ignores), MSP105 (select/ignore)\n" in text
     assert f"Checked with its project: {tmp_path.resolve()}" in text
 
 
