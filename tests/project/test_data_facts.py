@@ -117,3 +117,33 @@ def test_fed_datasets_are_traced_back_from_training_calls_and_loops():
     generators = {c.line for c in facts.calls if c.callee == "mindspore.dataset.GeneratorDataset"
                   and ("train.py", c.id) in fed}
     assert generators == {6, 18}  # the training half of make(), and the dataset the loop iterates
+
+
+HAND_WRITTEN_STEP = """
+import mindspore.nn as nn
+import mindspore.ops as ops
+
+class TrainStep(nn.Cell):
+    def __init__(self, network, optimizer):
+        super().__init__()
+        self.network, self.optimizer = network, optimizer
+        self.grad = ops.GradOperation(get_by_list=True)
+
+    def construct(self, x):
+        return self.optimizer(self.grad(self.network, self.optimizer.parameters)(x))
+
+if __name__ == "__main__":
+    step = TrainStep(net, opt)
+    for x in data:
+        step(x)
+"""
+
+
+def test_a_loop_calling_a_hand_written_train_step_trains_only_when_asked():
+    # Held gradient functions count for the datasets a program trains on; the checkpoint rule's loops stay as
+    # they were (counting them added six per-epoch or best-so-far saves, none worth a change).
+    project = project_of({"train.py": HAND_WRITTEN_STEP})
+    training = Training(project)
+    loop = project.python["train.py"].loops[-1].id
+    assert loop not in training.training_loops("train.py")
+    assert loop in training.training_loops("train.py", held=True)
