@@ -43,7 +43,7 @@ class Float64ConstantInCell(Rule):
             `tests/test_mindspore_facts_rules_data.py`). On Ascend the AI Core has no float64 arithmetic: such
             operators run on the AI CPU, and MindSpore's profiling advisor lists "AI CPU double operators" as an
             issue to fix by converting them to float. The data also doubles in memory. mindformers' MoE router
-            keeps its jitter noise this way.
+            keeps its jitter noise this way (used only under a noise policy its `__init__` turns off).
         """,
         example="""
             import numpy as np
@@ -102,7 +102,11 @@ class Float64ConstantInCell(Rule):
             - Cells no training program builds, and programs that run on the CPU only.
         """,
         precision="""
-            Not yet measured on the precision benchmark's development set.
+            On the precision benchmark's development set (2026-11-23): no findings. Its Cells spell their dtypes out
+            (`Tensor(..., mstype.float32)`, `.astype(self.np_cast_type)`), keep integer data (`np.arange`), or use
+            float64 tensors only for their shape; the one candidate, the jitter noise of mindformers' MoE `Router`,
+            is used only under `noisy_policy == "jitter"`, which its `__init__` sets to None and nothing changes.
+            The tests carry those look-alikes. See docs/precision.md.
         """,
         references=(
             "https://www.mindspore.cn/docs/en/master/api_python/mindspore/mindspore.Tensor.html",
