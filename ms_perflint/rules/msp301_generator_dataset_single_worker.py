@@ -44,12 +44,14 @@ class GeneratorDatasetSingleWorker(Rule):
         """,
         why_bad="""
             `GeneratorDataset` calls the source's `__getitem__` from `num_parallel_workers` workers, and that
-            number defaults to **1** -- unlike MindSpore's other datasets and `map`, it does not follow
-            `ds.config.set_num_parallel_workers(...)`. Measured on MindSpore 2.10 (CPU wheel, 2-core host, a
-            source sleeping 10 ms per sample as a stand-in for a file read): one worker took 0.62 s an epoch for
-            60 samples, two workers 0.31-0.41 s (1.5-2.0x faster); after `ds.config.set_num_parallel_workers(2)`
-            the dataset still had `num_parallel_workers == 1` and took 0.62 s. The MindSpore test tier checks
-            both on every run (`tests/test_mindspore_facts_rules_data.py`). With one worker the device waits
+            number defaults to **1**: unlike `map` and the built-in file datasets (`ImageFolderDataset`, ...),
+            whose default `None` means the global setting, it does not follow
+            `ds.config.set_num_parallel_workers(...)`. Measured on MindSpore 2.10 (CPU wheel, a 2-core host
+            shared with other jobs; a source sleeping 20 ms per sample as a stand-in for opening and decoding a
+            file, 40 samples, the faster of two epochs): one worker took 0.84-0.85 s an epoch, two workers
+            0.50-0.51 s (1.65-1.71x faster); after `ds.config.set_num_parallel_workers(2)` the dataset still had
+            `num_parallel_workers == 1` and took 0.84 s. The MindSpore test tier measures both on every run
+            (`tests/test_mindspore_facts_rules_data.py`). With one worker the device waits
             while Python opens and decodes one file after another; the later `.map(...,
             num_parallel_workers=8)` cannot start before the sample exists.
         """,
@@ -101,13 +103,14 @@ class GeneratorDatasetSingleWorker(Rule):
         """,
         silent_on="""
             - a generator function or any source without `__getitem__` (an iterable): MindSpore reads it with
-              one worker whatever `num_parallel_workers` says (2.10 `prepare_multiprocessing`; measured: 0.18 s
-              an epoch with one worker and with two);
+              one worker whatever `num_parallel_workers` says (2.10 `prepare_multiprocessing`; measured: 0.41 s
+              an epoch for 40 samples of 10 ms with one worker, 0.42-0.43 s with two);
             - in-memory sources and sources that only index arrays (`return self.data[i], self.label[i]`, the
-              files read in `__init__`): two workers were *slower* there, 1.2-1.7 s instead of 0.15-0.18 s for
-              3,000 rows (2.10: every sample crosses a process boundary);
-            - sources whose `__getitem__` only transforms in-memory data (augmentation without reads): the
-              transfer per sample costs about as much as a small transform;
+              files read in `__init__`): two workers were *slower* there, 0.87-0.91 s instead of 0.07-0.12 s an
+              epoch for 2,000 rows (2.10: every sample crosses a process boundary);
+            - sources whose `__getitem__` only transforms in-memory data (augmentation without reads): moving a row
+              to another process cost about 0.4 ms in the in-memory measurement below, the cost a transform must
+              exceed before a second worker pays;
             - `num_parallel_workers` set to anything but a literal `1` (a config value, a variable), or
               `**kwargs` that may carry it;
             - a source whose class the linter cannot tell (`eval(name)(...)`, a parameter nobody passes);
