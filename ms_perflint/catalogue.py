@@ -55,6 +55,7 @@ _PREFIX_ALIASES: Tuple[Tuple[str, str], ...] = (
     ("mindspore.context.", "mindspore."),
     ("mindspore.dataset.core.config.", "mindspore.dataset.config."),
     ("mindspore.dataset.engine.datasets_user_defined.", "mindspore.dataset."),
+    ("mindspore.dataset.engine.datasets.", "mindspore.dataset."),
     ("mindspore.dataset.engine.", "mindspore.dataset."),
     ("mindspore.profiler.profiler.", "mindspore.profiler."),
     ("mindcv.models.model_factory.", "mindcv."),
@@ -483,6 +484,123 @@ DATA_PROCESS_DEFAULT: Dict[str, Optional[bool]] = {PROFILER: None, PROFILE: Fals
 DATA_PROCESS: Dict[str, Param] = {PROFILER: Param("data_process"), PROFILE: Param("data_process", 3)}
 ENABLE_PROFILING = "enable_profiling"
 
+# --- data pipeline (MSP301) -----------------------------------------------------------------
+
+GENERATOR_DATASET = "mindspore.dataset.GeneratorDataset"
+#: ``GeneratorDataset(source, column_names=None, column_types=None, schema=None, num_samples=None,
+#: num_parallel_workers=1, shuffle=None, sampler=None, num_shards=None, shard_id=None, python_multiprocessing=True,
+#: max_rowsize=None, batch_sampler=None, collate_fn=None)`` (2.10).
+GENERATOR_SOURCE = Param("source", 0)
+GENERATOR_WORKERS = Param("num_parallel_workers", 5)
+#: GeneratorDataset's own default: ``ds.config.set_num_parallel_workers`` does not change it (measured on 2.10),
+#: unlike the other datasets' and ``map``'s, which read the global setting.
+GENERATOR_DEFAULT_WORKERS = 1
+SET_NUM_PARALLEL_WORKERS = "mindspore.dataset.config.set_num_parallel_workers"
+#: The global setting, capped at the host's cores (2.10 returns min(8, cores) until it is set); always a valid
+#: ``num_parallel_workers`` (GeneratorDataset raises ValueError above the host's core count).
+GET_NUM_PARALLEL_WORKERS = "mindspore.dataset.config.get_num_parallel_workers"
+#: The method MindSpore's workers call: only a source with it runs on more than one worker (a generator function
+#: or an iterable is read by one worker whatever ``num_parallel_workers`` says; 2.10 ``prepare_multiprocessing``).
+RANDOM_ACCESS_METHOD = "__getitem__"
+#: Calls that read a sample from storage or decode it: per-sample work that extra workers overlap. Exact names.
+SAMPLE_READERS = frozenset(
+    (
+        "open", "io.open", "codecs.open", "PIL.Image.open", "cv2.imread", "cv2.imdecode", "cv2.imreadmulti",
+        "cv2.VideoCapture", "imageio.imread", "imageio.mimread", "imageio.v2.imread", "imageio.v3.imread",
+        "imageio.get_reader", "skimage.io.imread", "numpy.load", "numpy.fromfile", "numpy.loadtxt",
+        "numpy.genfromtxt", "scipy.io.loadmat", "scipy.io.wavfile.read", "h5py.File", "librosa.load",
+        "soundfile.read", "wave.open", "nibabel.load", "SimpleITK.ReadImage", "pydicom.dcmread", "pydicom.read_file",
+        "tifffile.imread", "pickle.load", "json.load", "pandas.read_csv", "mindspore.dataset.vision.read_image",
+        "mindspore.dataset.vision.read_file", "mindspore.dataset.vision.read_video", "mindspore.dataset.vision.decode",
+        "mindspore.dataset.vision.Decode",
+    )
+)
+#: Readers and decoders of ``mindspore.dataset.vision``, whatever module spells them (``c_transforms.Decode``).
+VISION_READERS = frozenset(("Decode", "decode", "read_image", "read_file", "read_video"))
+
+
+def is_sample_reader(qualified: str) -> bool:
+    """Does a call of ``qualified`` read or decode a sample from storage?"""
+    if qualified in SAMPLE_READERS:
+        return True
+    return qualified.startswith("mindspore.dataset.vision.") and qualified.rsplit(".", 1)[-1] in VISION_READERS
+
+
+def is_random_draw(qualified: str) -> bool:
+    """Does a call of ``qualified`` draw from numpy's or Python's global random stream?"""
+    return qualified.startswith(("numpy.random.", "random.")) and qualified not in RANDOM_STREAM_SETUP
+
+
+#: Calls on the random modules that draw nothing (seeding, building a generator of one's own).
+RANDOM_STREAM_SETUP = frozenset(("numpy.random.seed", "random.seed", "numpy.random.RandomState",
+                                 "numpy.random.default_rng", "numpy.random.Generator", "random.Random"))
+#: Dataset methods that return a new dataset over the one they are called on (the pipeline goes on).
+DATASET_METHODS = frozenset(
+    ("batch", "map", "shuffle", "repeat", "project", "rename", "take", "skip", "filter", "apply", "padded_batch",
+     "bucket_batch_by_length", "sync_wait", "device_que")
+)
+#: Methods that iterate a dataset (a loop over one consumes the dataset).
+DATASET_ITERATORS = frozenset(("create_tuple_iterator", "create_dict_iterator"))
+#: Where a training call takes its dataset: ``Model.train(epoch, train_dataset, ...)``, ``Model.fit`` likewise,
+#: mindformers ``Trainer(..., train_dataset=...)`` and ``Trainer.train/finetune(train_dataset=...)``,
+#: ``mindspore.data_sink(fn, dataset, ...)``.
+TRAIN_DATASET = Param("train_dataset", 1)
+TRAINER_DATASET = Param("train_dataset")
+DATA_SINK = "mindspore.data_sink"
+DATA_SINK_DATASET = Param("dataset", 1)
+#: Calls that hand their first argument's items on unchanged (``enumerate(dataset.create_tuple_iterator())``).
+ITERATION_WRAPPERS = frozenset(("enumerate", "zip", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm"))
+
+# --- float64 data (MSP106) ---------------------------------------------------------------------
+
+TENSOR = "mindspore.Tensor"
+PARAMETER = "mindspore.Parameter"
+#: ``Tensor(input_data=None, dtype=None, ...)``; a Python float or list becomes float32, a numpy array keeps its
+#: dtype (2.10).
+TENSOR_DATA = Param("input_data", 0)
+TENSOR_DTYPE = Param("dtype", 1)
+PARAMETER_DATA = Param("default_input", 0)
+
+
+@dataclass(frozen=True)
+class NumpyBuilder:
+    """A numpy call that makes float64 data unless told otherwise.
+
+    ``dtype``: where it takes a dtype (None: it has none, the result is always float64). ``floats``: the result is
+    float64 only when one of these arguments is a float (``np.full((2,), 3)`` is int64, ``np.arange(3)`` too).
+    """
+
+    dtype: Optional[Param] = None
+    floats: Tuple[Param, ...] = ()
+
+
+#: numpy calls whose default dtype is float64 (numpy's default), keyed by qualified name.
+NUMPY_FLOAT64: Dict[str, NumpyBuilder] = {
+    "numpy.random.randn": NumpyBuilder(), "numpy.random.rand": NumpyBuilder(),
+    "numpy.random.random": NumpyBuilder(), "numpy.random.random_sample": NumpyBuilder(),
+    "numpy.random.sample": NumpyBuilder(), "numpy.random.uniform": NumpyBuilder(),
+    "numpy.random.normal": NumpyBuilder(), "numpy.random.standard_normal": NumpyBuilder(),
+    "numpy.random.beta": NumpyBuilder(), "numpy.random.gamma": NumpyBuilder(),
+    "numpy.random.exponential": NumpyBuilder(), "numpy.random.laplace": NumpyBuilder(),
+    "numpy.ones": NumpyBuilder(Param("dtype", 1)), "numpy.zeros": NumpyBuilder(Param("dtype", 1)),
+    "numpy.empty": NumpyBuilder(Param("dtype", 1)), "numpy.identity": NumpyBuilder(Param("dtype", 1)),
+    "numpy.eye": NumpyBuilder(Param("dtype", 3)), "numpy.linspace": NumpyBuilder(Param("dtype", 5)),
+    "numpy.full": NumpyBuilder(Param("dtype", 2), (Param("fill_value", 1),)),
+    "numpy.array": NumpyBuilder(Param("dtype", 1), (Param("object", 0),)),
+    "numpy.asarray": NumpyBuilder(Param("dtype", 1), (Param("a", 0),)),
+    "numpy.arange": NumpyBuilder(Param("dtype", 3), (Param("start", 0), Param("stop", 1), Param("step", 2))),
+}
+#: numpy calls that name their dtype (``np.float32(x)`` is a float32 array).
+NUMPY_DTYPE_CALLS: Dict[str, str] = {"numpy.float32": FLOAT32, "numpy.float16": FLOAT16, "numpy.float64": FLOAT64}
+#: Reading these of a tensor uses its shape, not its values or dtype (``self.mask.shape``). ``dtype`` is not one:
+#: ``x.astype(self.t.dtype)`` carries float64 on.
+SHAPE_ATTRIBUTES = frozenset(("shape", "ndim", "size"))
+#: Calls that read only the shape of their argument (``len(t)``, ``ops.shape(t)``, ``x.expand_as(t)``), by
+#: qualified name or method name.
+SHAPE_FUNCTIONS = frozenset(("len", "mindspore.ops.shape", "mindspore.ops.rank", "mindspore.ops.size",
+                             "mindspore.ops.Shape", "mindspore.ops.Rank"))
+SHAPE_METHODS = frozenset(("expand_as", "view_as", "reshape_as"))
+
 # --- configuration sources -----------------------------------------------------------------
 
 #: Calls that parse command-line arguments or read config files: what they return is a config object.
@@ -502,9 +620,8 @@ INTERESTING_METHODS = frozenset(
         *TENSOR_CAST_METHODS, *TENSOR_DTYPE_METHODS, "add_argument", "set_defaults", "setdefault", "putenv", "get",
         "construct", "start", "stop", "analyse", "asnumpy", "numpy", "item", "batch", "map",
         "create_dict_iterator", "create_tuple_iterator", "append", "extend", "insert", "update",
-        "trainable_params", "get_parameters", "set_train", "shuffle", "repeat", "project", "rename", "take", "skip",
-        "filter", "apply",
-        *FILE_READERS, *WEIGHT_LOADERS,
+        "trainable_params", "get_parameters", "set_train",
+        *FILE_READERS, *WEIGHT_LOADERS, *DATASET_METHODS,
     )
 )
 #: Builtins and standard-library calls worth recording.
@@ -539,9 +656,3 @@ SAVE_GRAPHS_LEVELS = (1, 2, 3)
 BATCH = "batch"
 BATCH_SIZE = Param("batch_size", 0)
 DROP_REMAINDER = Param("drop_remainder", 1)
-#: Dataset methods that return a new dataset over the same samples (a batch before them still shapes the steps).
-DATASET_METHODS = frozenset(("map", "shuffle", "repeat", "project", "rename", "take", "skip", "filter", "apply"))
-#: Dataset methods that iterate it (``for x, y in dataset.create_tuple_iterator():``).
-DATASET_ITERATORS = frozenset(("create_tuple_iterator", "create_dict_iterator"))
-#: ``Model.train(epoch, train_dataset, ...)`` and ``Model.fit(epoch, train_dataset, valid_dataset, ...)``.
-MODEL_TRAIN_DATASET = Param("train_dataset", 1)

@@ -215,9 +215,19 @@ class Scope:
     #: Values the function returns.
     returns: List[Value] = field(default_factory=list)
     line: int = 0
+    #: Attributes of ``self`` the scope reads as values (not only their shape, not straight into a cast), each with
+    #: the guards of a place it is read at (once per distinct set of guards).
+    reads: List[Tuple[str, Tuple[Guard, ...]]] = field(default_factory=list)
+    #: Calls that read or decode a sample from storage (``cv2.imread``, ``PIL.Image.open``) or draw from a global
+    #: random stream (``numpy.random.rand``): qualified names, once each.
+    work: List[str] = field(default_factory=list)
 
     def to_json(self) -> Dict[str, Any]:
         data: Dict[str, Any] = {"name": self.name, "kind": self.kind, "parent": self.parent, "line": self.line}
+        if self.reads:
+            data["reads"] = [[name, [[v.to_json(), holds] for v, holds in guards]] for name, guards in self.reads]
+        if self.work:
+            data["work"] = self.work
         if self.cls:
             data["cls"] = self.cls
         if self.params:
@@ -238,6 +248,9 @@ class Scope:
             defaults={k: Value.from_json(v) for k, v in data.get("defaults", {}).items()},
             decorators=list(data.get("decorators", [])),
             returns=[Value.from_json(v) for v in data.get("returns", [])], line=data["line"],
+            reads=[(name, tuple((Value.from_json(v), bool(h)) for v, h in guards))
+                   for name, guards in data.get("reads", [])],
+            work=list(data.get("work", [])),
         )
 
 

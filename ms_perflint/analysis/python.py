@@ -48,7 +48,7 @@ _BUILTINS = frozenset(dir(builtins))
 #: The longest source text kept for a value (messages only need a glimpse).
 TEXT_LIMIT = 80
 #: Calls that get the material for appending a keyword argument (the fixes that append one).
-APPENDABLE = frozenset((ms.CHECKPOINT_CONFIG, ms.SAVE_CHECKPOINT, ms.MODEL))
+APPENDABLE = frozenset((ms.CHECKPOINT_CONFIG, ms.SAVE_CHECKPOINT, ms.MODEL, ms.GENERATOR_DATASET, ms.TENSOR))
 APPENDABLE_METHODS = frozenset((ms.BATCH,))
 #: At most this many marked comments are kept per file (a file of commented-out code must not bloat the facts).
 MAX_COMMENTS = 64
@@ -342,8 +342,13 @@ class _Collector(cst.CSTVisitor):
             self._environment(target, value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             parts = value.parts if value.kind == OP and value.data == "tuple" else ()
+            # ``train, val = make_datasets()``: each name is an item of what the call returns.
+            whole = value.kind in (CALL, PARAM, SELF) and not parts and \
+                not any(isinstance(e, cst.StarredElement) for e in target.elements)
             for position, element in enumerate(target.elements):
                 item = parts[position] if position < len(parts) else unknown()
+                if whole:
+                    item = Value(OP, "[]", (value, Value(LIT, position)), text=value.text)
                 self._assign(element.value, item, expression)
 
     def _set_attribute(self, name: str, value: Value) -> None:
@@ -373,6 +378,70 @@ class _Collector(cst.CSTVisitor):
         key = _string_index(target)
         if key is not None:
             self.facts.config.append(ConfigEntry(key, value, "env", self.scope, tuple(self.guard_stack[-1])))
+
+    # --- reads of self's attributes -----------------------------------------------------------------
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        value = node.value
+        if not isinstance(value, cst.Name) or len(self.ancestors) < 2:
+            return
+        name = self._self_name()
+        if not name or value.value != name or not self._reads_values(node):
+            return
+        scope = self.facts.scopes[self.scope]
+        guards = tuple(self.guard_stack[-1])
+        for read, known in scope.reads:
+            if read == node.attr.value and len(known) == len(guards) and \
+                    all(a is b and h == k for (a, h), (b, k) in zip(known, guards)):
+                return
+        scope.reads.append((node.attr.value, guards))
+
+    def _reads_values(self, node: cst.Attribute) -> bool:
+        """``self.x`` is read for its values: not assigned, not called, not only for its shape, not straight into
+        a cast (``self.x.astype(...)``, ``ops.cast(self.x, ...)``)."""
+        parent = self.ancestors[-2]
+        if isinstance(parent, cst.AssignTarget) or (isinstance(parent, (cst.AnnAssign, cst.For)) and
+                                                    parent.target is node):
+            return False
+        if isinstance(parent, cst.Call) and parent.func is node:
+            return False  # self.layer(x): a call, recorded as one
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            attribute = parent.attr.value
+            if attribute in ms.SHAPE_ATTRIBUTES:
+                return False
+            called = len(self.ancestors) > 2 and isinstance(self.ancestors[-3], cst.Call) and \
+                self.ancestors[-3].func is parent
+            return not (called and (attribute in ms.TENSOR_CAST_METHODS or (
+                attribute in ms.TENSOR_DTYPE_METHODS and ms.TENSOR_DTYPE_METHODS[attribute] != ms.FLOAT64)))
+        if isinstance(parent, cst.Arg) and len(self.ancestors) > 2 and isinstance(self.ancestors[-3], cst.Call):
+            call = self.ancestors[-3]
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value in ms.SHAPE_METHODS:
+                return False
+            callee = self._callee_name(call.func)
+            if callee in ms.SHAPE_FUNCTIONS:
+                return False
+            first = bool(call.args) and call.args[0] is parent
+            if first and (callee in ms.CAST_FUNCTIONS or callee == ms.CAST_PRIMITIVE):
+                return False
+        return True
+
+    def _callee_name(self, func: cst.BaseExpression) -> str:
+        """What a call's function is: a qualified name, ``len``, the primitive a ``self.<attr>`` or
+        ``P.Shape()`` holds; "" when not known."""
+        if isinstance(func, cst.Call):
+            return self._callee_name(func.func)  # P.Shape()(x): the primitive's class
+        dotted = dotted_name(func)
+        if dotted is None:
+            return ""
+        head, _, rest = dotted.partition(".")
+        if head == self._self_name() and rest and "." not in rest and self.class_stack:
+            attr = self.class_stack[-1].attrs.get(rest)
+            if attr is not None and attr.kind == CALL:
+                return self.facts.calls[attr.data].callee
+            return ""
+        if self._is_local(head):
+            return ""
+        return self.names.resolve(dotted) or (dotted if not rest else "")
 
     # --- calls ------------------------------------------------------------------------------------
 
@@ -435,13 +504,22 @@ class _Collector(cst.CSTVisitor):
                 return self._method(func, node)
             resolved = self.names.resolve(dotted)
             if resolved is not None:
+                self._note_work(resolved)
                 return Call(0, callee=resolved) if _worth_recording(resolved) else None
             if not rest:
+                self._note_work(head)
                 return Call(0, callee=head) if head in ms.INTERESTING_GLOBALS else None
             return self._method(func, node)
         if isinstance(func, cst.Attribute):
             return self._method(func, node)
         return Call(0, method="__call__", receiver=self.value_of(func))
+
+    def _note_work(self, qualified: str) -> None:
+        """A call that reads or decodes a sample from storage, or draws random numbers: noted on the scope."""
+        if ms.is_sample_reader(qualified) or ms.is_random_draw(qualified):
+            work = self.facts.scopes[self.scope].work
+            if qualified not in work:
+                work.append(qualified)
 
     def _method(self, func: cst.BaseExpression, node: cst.Call) -> Optional[Call]:
         if not isinstance(func, cst.Attribute):
@@ -821,6 +899,8 @@ def _worth_recording(qualified: str) -> bool:
         return True
     if qualified in ms.SHAPE_BUILDERS or qualified in ms.DIMS_AS_ARGUMENTS:
         return True  # numpy arrays that become weights: their shapes are MatMul dims
+    if qualified in ms.NUMPY_FLOAT64 or qualified in ms.NUMPY_DTYPE_CALLS or qualified in ms.ITERATION_WRAPPERS:
+        return True  # float64 data kept by cells; loops over a dataset
     if qualified.startswith(("os.environ", "os.putenv")):
         return True
     return head not in THIRD_PARTY and head not in _STDLIB and head not in _BUILTINS
@@ -990,6 +1070,7 @@ def _values_of(facts: PythonFacts) -> Iterator[Value]:
     for scope in facts.scopes:
         stack.extend(scope.defaults.values())
         stack.extend(scope.returns)
+        stack.extend(v for _, guards in scope.reads for v, _ in guards)
     for cls in facts.classes.values():
         stack.extend(cls.attrs.values())
         stack.extend(cls.class_attrs.values())

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple  # noqa: F401
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, NAME, PARAM, Call, Value
+from ms_perflint.analysis.facts import CALL, NAME, OP, PARAM, SELF, Call, Value
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 
 #: MindSpore cells that wrap a network and take it as their first argument.
@@ -43,45 +43,63 @@ class Training:
 
     def __init__(self, project: Project) -> None:
         self.project = project
-        self._scopes: Dict[ScopeRef, bool] = {}
-        self._loops: Dict[str, Set[int]] = {}
+        self._scopes: Dict[Tuple[ScopeRef, bool], bool] = {}
+        self._loops: Dict[Tuple[str, bool], Set[int]] = {}
         self._compositions: Dict[Tuple[ClassRef, ...], FrozenSet[ClassRef]] = {}
 
     # --- what trains -------------------------------------------------------------------------------
 
-    def call_trains(self, path: str, call: Call, depth: int = 0) -> bool:
-        """The call trains, or runs code that does."""
+    def call_trains(self, path: str, call: Call, depth: int = 0, held: bool = False) -> bool:
+        """The call trains, or runs code that does.
+
+        ``held``: also count ``self.<attr>(...)`` where the attribute holds a gradient function or a train-step
+        cell -- a hand-written train-step cell (``self.grad = ops.GradOperation(...)`` called in ``construct``).
+        Off by default: the checkpoint rule's sizes and intervals were tuned without those loops (turning it on
+        adds six MSP103 findings on the development set, all per-epoch or best-so-far saves not worth a change).
+        """
         project = self.project
         if project.training_kind(path, call) is not None:
             return True
         if call.method == "__call__" and call.receiver is not None:
             if project.made_by(path, call.receiver, scope=call.scope) in (*ms.TRAIN_STEP_CELLS, *ms.GRAD_FUNCTIONS):
                 return True
+        if held and call.callee.startswith("self.") and "." not in call.callee[5:] and self._holds_trainer(path, call):
+            return True  # self.grad(self.network, weights)(...) with self.grad = ops.GradOperation(...)
         if depth > 6:
             return False
-        return any(self.scope_trains(target, depth + 1) for target in project.targets(path, call))
+        return any(self.scope_trains(target, depth + 1, held) for target in project.targets(path, call))
 
-    def scope_trains(self, scope: ScopeRef, depth: int = 0) -> bool:
-        """Some call in the scope trains (following calls into the project)."""
-        if scope in self._scopes:
-            return self._scopes[scope]
-        self._scopes[scope] = False  # a recursive call does not make a scope train
+    def _holds_trainer(self, path: str, call: Call) -> bool:
+        """``self.<attr>(...)`` where the attribute holds a gradient function or a train-step cell."""
+        project = self.project
+        owner = project.owner_class(path, call.scope)
+        held = project.attribute(owner, call.callee[5:]) if owner is not None else None
+        return held is not None and project.made_by(held[0], held[1]) in (*ms.TRAIN_STEP_CELLS, *ms.GRAD_FUNCTIONS)
+
+    def scope_trains(self, scope: ScopeRef, depth: int = 0, held: bool = False) -> bool:
+        """Some call in the scope trains (following calls into the project); ``held`` as in :meth:`call_trains`."""
+        key = (scope, held)
+        if key in self._scopes:
+            return self._scopes[key]
+        self._scopes[key] = False  # a recursive call does not make a scope train
         path, index = scope
         facts = self.project.python[path]
-        found = any(self.call_trains(path, call, depth) for call in facts.calls if call.scope == index)
-        self._scopes[scope] = found
+        found = any(self.call_trains(path, call, depth, held) for call in facts.calls if call.scope == index)
+        self._scopes[key] = found
         return found
 
-    def training_loops(self, path: str) -> Set[int]:
-        """Ids of the loops of ``path`` that train (a call in the loop, or in a loop nested in it, trains)."""
-        if path not in self._loops:
+    def training_loops(self, path: str, held: bool = False) -> Set[int]:
+        """Ids of the loops of ``path`` that train (a call in the loop, or in a loop nested in it, trains);
+        ``held`` as in :meth:`call_trains`."""
+        key = (path, held)
+        if key not in self._loops:
             facts = self.project.python[path]
             found: Set[int] = set()
             for call in facts.calls:
-                if call.loops and self.call_trains(path, call):
+                if call.loops and self.call_trains(path, call, held=held):
                     found.update(call.loops)
-            self._loops[path] = found
-        return self._loops[path]
+            self._loops[key] = found
+        return self._loops[key]
 
     # --- what is trained ---------------------------------------------------------------------------
 
@@ -198,6 +216,124 @@ class Training:
                 scopes.add(scope)
                 scopes.update(self._factories(scope, set()))
         return scopes
+
+    # --- what a program trains on --------------------------------------------------------------------
+
+    def fed_datasets(self, program: Program) -> Set[Tuple[str, int]]:
+        """``(path, call id)`` of every call that makes a dataset the program trains on, each pipeline step
+        included (``GeneratorDataset(...)``, its ``.map``/``.batch``, the factory returning it).
+
+        Traced back from where training takes data: ``Model.train``/``fit``'s ``train_dataset``, a mindformers
+        Trainer's ``train_dataset``, ``data_sink``'s dataset, and what a training loop iterates over
+        (``for x, y in dataset.create_tuple_iterator():`` with a train step inside). Through dataset methods,
+        ``enumerate``/``tqdm``, factory returns (``train, val = make()`` too), parameters (to what callers pass),
+        and ``self.<attr>``.
+        """
+        def trace() -> Set[Tuple[str, int]]:
+            found: Set[Tuple[str, int]] = set()
+            for path, value, scope in self._training_inputs(program):
+                self._making_calls(path, value, scope, found, set(), 0)
+            return found
+
+        return self.project.memo(("fed-datasets", program.entry), trace)  # type: ignore[return-value]
+
+    def _training_inputs(self, program: Program) -> List[Tuple[str, Value, int]]:
+        """The dataset values training calls and training loops of the program consume."""
+        project = self.project
+        inputs: List[Tuple[str, Value, int]] = []
+        for path, call, kind in project.training_calls(program):
+            if kind == "model":
+                inputs.append((path, call.argument(ms.TRAIN_DATASET.keyword, ms.TRAIN_DATASET.position), call.scope))
+            elif kind == "trainer":
+                inputs.append((path, call.argument(ms.TRAINER_DATASET.keyword), call.scope))
+                for trainer in ms.MINDFORMERS_TRAINERS:
+                    made = project.making_call(path, call.receiver, trainer)
+                    if made is not None:
+                        inputs.append((made[0], made[1].argument(ms.TRAINER_DATASET.keyword), made[1].scope))
+        for path in sorted(program.files):
+            facts = project.python.get(path)
+            if facts is None:
+                continue
+            for call in facts.calls:
+                if (path, call.scope) in program.scopes and call.callee and \
+                        project.qualified(path, call) == ms.DATA_SINK:
+                    inputs.append((path, call.argument(ms.DATA_SINK_DATASET.keyword, ms.DATA_SINK_DATASET.position),
+                                   call.scope))
+            for loop_id in sorted(self.training_loops(path, held=True)):
+                loop = facts.loops[loop_id]
+                if (path, loop.scope) in program.scopes:
+                    inputs.append((path, loop.iterable, loop.scope))
+        return [(path, value, scope) for path, value, scope in inputs if value is not None]
+
+    def _making_calls(self, path: str, value: Optional[Value], scope: int, found: Set[Tuple[str, int]],
+                      seen: Set[Tuple[str, int, int]], depth: int) -> None:
+        """Add the calls that make ``value`` (read in ``path``, ``scope``) to ``found``."""
+        if value is None or depth > 12 or (path, id(value), scope) in seen or len(seen) > 4000:
+            return
+        seen.add((path, id(value), scope))
+        project = self.project
+        facts = project.python[path]
+        if value.kind == CALL:
+            call = facts.call(value.data)
+            if call is None:
+                return
+            found.add((path, call.id))
+            if call.receiver is not None and call.method in (*ms.DATASET_METHODS, *ms.DATASET_ITERATORS,
+                                                              *ms.RETURNS_SELF):
+                self._making_calls(path, call.receiver, call.scope, found, seen, depth + 1)
+            elif call.callee in ms.ITERATION_WRAPPERS:
+                for argument in call.args:
+                    self._making_calls(path, argument, call.scope, found, seen, depth + 1)
+            else:
+                for target_path, target in project.targets(path, call):
+                    for returned in project.python[target_path].scopes[target].returns:
+                        self._making_calls(target_path, returned, target, found, seen, depth + 1)
+        elif value.kind == OP and value.data in ("ifexp", "+"):
+            for part in value.parts[1:] if value.data == "ifexp" else value.parts:  # ``a + b`` concatenates datasets
+                self._making_calls(path, part, scope, found, seen, depth + 1)
+        elif value.kind == OP and value.data == "[]" and len(value.parts) == 2 and value.parts[0].kind == CALL:
+            self._item_calls(path, value, found, seen, depth)
+        elif value.kind == PARAM:
+            for caller_path, argument, caller_scope in self._passed(path, value.data, scope):
+                self._making_calls(caller_path, argument, caller_scope, found, seen, depth + 1)
+        elif value.kind == SELF:
+            owner = project.owner_class(path, scope)
+            held = project.attribute(owner, value.data) if owner is not None else None
+            if held is not None:
+                cls = project.class_facts(owner)
+                init = cls.methods.get("__init__", cls.scope) if cls is not None else 0
+                self._making_calls(held[0], held[1], init, found, seen, depth + 1)
+
+    def _item_calls(self, path: str, value: Value, found: Set[Tuple[str, int]],
+                    seen: Set[Tuple[str, int, int]], depth: int) -> None:
+        """``make()[i]`` (``train, val = make()``): the i-th item of the tuples the factory returns."""
+        project = self.project
+        call = project.python[path].call(value.parts[0].data)
+        position = value.parts[1].data
+        if call is None or not isinstance(position, int):
+            return
+        for target_path, target in project.targets(path, call):
+            for returned in project.python[target_path].scopes[target].returns:
+                if returned.kind == OP and returned.data == "tuple" and -len(returned.parts) <= position < len(
+                        returned.parts):
+                    self._making_calls(target_path, returned.parts[position], target, found, seen, depth + 1)
+
+    def _passed(self, path: str, name: str, scope: int) -> List[Tuple[str, Value, int]]:
+        """What the callers of the function holding ``scope`` pass for its parameter ``name``."""
+        project = self.project
+        scopes = project.python[path].scopes
+        while 0 <= scope < len(scopes) and name not in scopes[scope].params and scopes[scope].parent >= 0:
+            scope = scopes[scope].parent
+        if not 0 <= scope < len(scopes) or name not in scopes[scope].params:
+            return []
+        function = scopes[scope]
+        position = function.params.index(name) - (1 if function.cls else 0)
+        passed = []
+        for caller_path, call in project.callers((path, scope))[:16]:
+            argument = call.argument(name, position if position >= 0 else None)
+            if argument is not None:
+                passed.append((caller_path, argument, call.scope))
+        return passed
 
     def _factories(self, scope: ScopeRef, seen: Set[ScopeRef]) -> Set[ScopeRef]:
         if scope in seen or len(seen) > 2000:

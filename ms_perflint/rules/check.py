@@ -122,10 +122,34 @@ def spelled(facts: PythonFacts, qualified: str) -> Tuple[str, Tuple[TextEdit, ..
     return f"{alias}.{attribute}", (TextEdit(offset, offset, f"{before}{statement}{newline}"),)
 
 
+def spelled_name(facts: PythonFacts, qualified: str, avoid: Sequence[str] = ()) -> Tuple[str, Tuple[TextEdit, ...]]:
+    """A MindSpore function or object (``mindspore.dataset.config.get_num_parallel_workers``) written with the
+    file's own imports, and the import to add when it has none.
+
+    The name itself when imported, else through ``mindspore``'s alias (``ms.dataset.config...``), else the
+    longest imported module it is in (``ds.config...``); a name in ``avoid`` (one the code assigns, like the
+    ``ds`` of ``ds = GeneratorDataset(...)``) is not used. Otherwise ``mindspore.<...>`` with an
+    ``import mindspore`` after the file's imports.
+    """
+    aliases = sorted((local, target) for local, target in facts.aliases.items() if local not in avoid)
+    for local, target in aliases:
+        if target == qualified:
+            return local, ()
+    for local, target in aliases:
+        if target == "mindspore":
+            return local + qualified[len(target):], ()
+    inside = [(len(target), local, target) for local, target in aliases if qualified.startswith(target + ".")]
+    if inside:
+        _, local, target = max(inside)
+        return local + qualified[len(target):], ()
+    offset, before, newline = facts.import_insert
+    return qualified, (TextEdit(offset, offset, f"{before}import mindspore{newline}"),)
+
+
 def dtype_name(qualified: str) -> str:
     """``mindspore.float16`` -> ``float16`` (for messages)."""
     return qualified.rsplit(".", 1)[-1]
 
 
 ASYNC_TRUE = "True"
-__all__ = ["Check", "append_keyword", "replace_value", "spelled", "dtype_name", "ms"]
+__all__ = ["Check", "append_keyword", "replace_value", "spelled", "spelled_name", "dtype_name", "ms"]

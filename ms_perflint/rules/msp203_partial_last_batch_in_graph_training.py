@@ -252,7 +252,7 @@ def _consumers(check: Check, training: Training, program: Program, graph: bool) 
     if graph:
         for path, call, kind in project.training_calls(program):
             if kind == "model" and (path, call.scope) in live:
-                dataset = call.argument(ms.MODEL_TRAIN_DATASET.keyword, ms.MODEL_TRAIN_DATASET.position)
+                dataset = call.argument(ms.TRAIN_DATASET.keyword, ms.TRAIN_DATASET.position)
                 where = f"Model.{call.method} at {path}:{call.line}"
                 found += [(b, where) for b in _batches(project, path, dataset, call.scope, (), 0)]
     for path in sorted(program.files):
