@@ -86,8 +86,7 @@ def test_show_settings_says_where_each_value_comes_from(tmp_path: Path):
     assert 'ignore = ["MSP105"]' in out and "pyproject.toml" in out
     assert 'extend-ignore = ["MSP104"]' in out and "command line" in out
     on = ", ".join(rule.code for rule in ALL_RULES if rule.code not in ("MSP104", "MSP105") and not rule.opt_in)
-    assert f"Rules on: {on}
-" in out
+    assert f"Rules on: {on}\n" in out
     assert "Rules off: MSP001 (opt-in: select it by code), MSP104 (select/ignore), MSP105" in out
 
 

@@ -583,10 +583,8 @@ def test_describe_settings_names_the_file_and_each_keys_value_and_source(tmp_pat
     assert rows["select"] == ('["MSP"]', "default")
     assert rows["max-file-size"] == ("2000000", "default")
     assert rows["required-version"] == ("(not set)", "default")
-    assert f"Rules on: {rules_on('MSP103', 'MSP105')}
-" in text
-    assert "Rules off: MSP001 (opt-in: select it by code), MSP103 (per-file-ignores), MSP105 (select/ignore)
-" in text
+    assert f"Rules on: {rules_on('MSP103', 'MSP105')}\n" in text
+    assert "Rules off: MSP001 (opt-in: select it by code), MSP103 (per-file-ignores), MSP105 (select/ignore)\n" in text
     assert f"Checked with its project: {tmp_path.resolve()}" in text
 
 
@@ -608,8 +606,7 @@ def test_describe_settings_with_defaults_isolated_config_flag_and_command_line(t
     assert rows["project"] == ("false", "command line")
     assert "Checked with its project: no (project = false)" in named
     assert rows["select"] == ('["MSP"]', "default")
-    assert f"Rules on: {rules_on('MSP101', 'MSP105')}
-" in named
+    assert f"Rules on: {rules_on('MSP101', 'MSP105')}\n" in named
     isolated = describe_settings(str(source), isolated=True)
     assert "Configuration file: none (--isolated)" in isolated
     with pytest.raises(ValueError, match="not command-line keys: alignment"):
