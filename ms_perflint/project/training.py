@@ -57,9 +57,24 @@ class Training:
         if call.method == "__call__" and call.receiver is not None:
             if project.made_by(path, call.receiver, scope=call.scope) in (*ms.TRAIN_STEP_CELLS, *ms.GRAD_FUNCTIONS):
                 return True
+            if any(project.derives_from(cls, ms.TRAIN_STEP_CELLS)
+                   for cls in project.instance_classes(path, call.receiver, call.scope)):
+                return True  # a project cell built on TrainOneStepCell (its ``self.grad`` is the base's)
+        if self._calls_step_attribute(path, call):
+            return True
         if depth > 6:
             return False
         return any(self.scope_trains(target, depth + 1) for target in project.targets(path, call))
+
+    def _calls_step_attribute(self, path: str, call: Call) -> bool:
+        """``self.grad(...)`` where ``__init__`` set ``self.grad = ops.GradOperation(...)`` (a custom train-step
+        cell's ``construct``), or a train-step cell kept on ``self``."""
+        if not call.callee.startswith("self.") or call.callee.count(".") != 1:
+            return False
+        project = self.project
+        owner = project.owner_class(path, call.scope)
+        found = project.attribute(owner, call.callee[5:]) if owner is not None else None
+        return found is not None and project.made_by(found[0], found[1]) in (*ms.TRAIN_STEP_CELLS, *ms.GRAD_FUNCTIONS)
 
     def scope_trains(self, scope: ScopeRef, depth: int = 0) -> bool:
         """Some call in the scope trains (following calls into the project)."""
