@@ -530,6 +530,11 @@ HOST_READ_METHODS = frozenset(("asnumpy", "numpy", "item", "tolist"))
 #: Builtins that read a tensor's value on the host: ``float(t)``, ``int(t)``, and ``print`` (printing formats it).
 HOST_READ_CONVERSIONS = frozenset(("float", "int"))
 HOST_READ_PRINT = "print"
+#: Logging calls (a logger's methods, the ``logging`` module's functions) format their arguments when the record is
+#: emitted -- at INFO and above in a training script's usual configuration -- which reads a tensor on the host.
+#: ``debug`` is left out: it is usually filtered before anything is formatted.
+HOST_READ_LOGGING_METHODS = frozenset(("info", "warning", "error"))
+HOST_READ_LOGGING_FUNCTIONS = frozenset(("logging.info", "logging.warning", "logging.error"))
 #: Words in an equality guard that say it compares the process's rank (``if rank == 0:``), not a step counter: the
 #: read still runs every step there.
 RANK_WORDS = ("rank", "device_id", "local", "main", "master")
@@ -552,6 +557,7 @@ INTERESTING_METHODS = frozenset(
         *MODEL_TRAIN_METHODS, *MODEL_EVAL_METHODS, "finetune", TO_FLOAT, ADD_FLAGS_RECURSIVE, TENSOR_MATMUL_METHOD,
         *TENSOR_CAST_METHODS, *TENSOR_DTYPE_METHODS, "add_argument", "set_defaults", "setdefault", "putenv", "get",
         "construct", "start", "stop", "analyse", "asnumpy", "numpy", "item", "tolist", "batch", "map",
+        "info", "warning", "error",
         "create_dict_iterator", "create_tuple_iterator", "append", "extend", "insert", "update",
         "trainable_params", "get_parameters", "set_train",
         *FILE_READERS, *WEIGHT_LOADERS,

@@ -842,7 +842,7 @@ def _worth_recording(qualified: str) -> bool:
         return True
     if qualified in ms.SHAPE_BUILDERS or qualified in ms.DIMS_AS_ARGUMENTS:
         return True  # numpy arrays that become weights: their shapes are MatMul dims
-    if qualified.startswith(("os.environ", "os.putenv")):
+    if qualified.startswith(("os.environ", "os.putenv")) or qualified in ms.HOST_READ_LOGGING_FUNCTIONS:
         return True
     return head not in THIRD_PARTY and head not in _STDLIB and head not in _BUILTINS
 
