@@ -74,6 +74,8 @@ class SummaryCollectedEveryStep(Rule):
               `runner_config: sink_mode: True` with a `sink_size` other than 1): `collect_freq` then counts
               epochs (sinks), not steps (MindSpore 2.10, `SummaryCollector`);
             - a `histogram_regular` that picks some parameters (`"^conv1.*"`);
+            - `collect_tensor_freq=1`: it only paces the `TensorSummary` operators a network adds itself (none in
+              most networks), which the linter does not look for;
             - collectors no training program builds, under a condition no configuration turns on, and YAML
               configs whose `run_mode` is `predict` or `eval`.
         """,

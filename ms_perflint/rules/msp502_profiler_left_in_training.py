@@ -46,9 +46,11 @@ class ProfilerLeftInTraining(Rule):
         """,
         why_bad="""
             A profiler adds collection to every step it covers (framework and device timelines, and memory or
-            communication data when asked) and writes and parses that data in the training process: the
-            parse takes minutes for a large model, per rank. Without a schedule or a `stop()`, MindSpore's
-            `Profiler` collects every step of the run (2.10 docs of `schedule`: "Performance data of all steps
+            communication data when asked), writes that data on every rank, and parses it in the training
+            process (`analyse()`, or `tensorboard_trace_handler`, whose `async_mode` defaults to False on 2.10),
+            work that grows with the steps and ranks profiled. MindSpore 2.10's `Profiler()` starts collecting
+            when it is built and has no schedule (checked by the MindSpore test tier); without a schedule or a
+            `stop()` it collects every step of the run (2.10 docs of `schedule`: "Performance data of all steps
             is collected"). mindformers' `profile: True` collects the steps from `profile_start_step` to
             `profile_stop_step` (1 to 10 by default) of every run, parses them in the training process, and
             turns `auto_tune` off (mindformers' trainer logs "In profiler mode, auto-tune will be turned
