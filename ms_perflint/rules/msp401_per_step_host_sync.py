@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, OP, Call, Guard, PythonFacts, Value
+from ms_perflint.analysis.facts import CALL, OP, PARAM, Call, Guard, PythonFacts, Value
 from ms_perflint.findings import FixAvailability
 from ms_perflint.project.model import Program, Project, ScopeRef
 from ms_perflint.project.training import Training
@@ -35,8 +35,9 @@ class PerStepHostSync(Rule):
             (`value_and_grad`), or a project function that runs one (`loss = train_step(x, y)`, also
             `loss, grads = grad_fn(x, y)` and `out[0]`).
 
-            The read must run in the same loop as the step, at every iteration: in the loop's body, or in the
-            function that runs the step when that function is called from a loop. One finding per step and
+            The read must run in the same loop as the step, at every iteration: in the loop's body, in the
+            function that runs the step when that function is called from a loop, or in a project function the
+            loop hands the step's output to at every step (`record(history, loss)`). One finding per step and
             loop, at the first read; the message counts the others.
 
             This is an *info* finding: it has no automatic fix.
@@ -205,16 +206,23 @@ class PerStepHostSync(Rule):
 
     def _file(self, check: Check, training: Training, programs: List[Program], path: str,
               facts: PythonFacts) -> None:
-        found: Dict[int, List[Tuple[Call, str]]] = {}
+        found: Dict[Tuple[str, int], List[Tuple[Call, str]]] = {}
         for read, value, label in _reads(facts):
             step = _step_output(check.project, training, path, facts, value)
-            if step is None or read.scope != step.scope or not _every_step(check, path, facts, step, read):
-                continue
-            if not _runs(check, programs, path, read):
-                continue
-            found.setdefault(step.id, []).append((read, label))
-        for step_id in sorted(found):
-            reads = sorted(found[step_id], key=lambda r: r[0].start)
+            if step is not None:
+                if read.scope != step.scope or not _every_step(check, path, facts, step, read):
+                    continue
+                key = (path, step.id)
+            else:
+                handed = _handed_step(check, training, path, facts, read, value)
+                if handed is None or not _unthrottled(check, path, read.scope, list(read.guards)):
+                    continue
+                key = (handed[0], handed[1].id)
+                label = f"{label} (handed the step's output by the call at {handed[2]})"
+            if _runs(check, programs, path, read):
+                found.setdefault(key, []).append((read, label))
+        for key in sorted(found):
+            reads = sorted(found[key], key=lambda r: r[0].start)
             read, label = reads[0]
             check.report(self.code, path, read, _message(label, len(reads) - 1))
 
@@ -298,6 +306,42 @@ def _trains_in_a_loop(project: Project, training: Training, path: str, call: Cal
             if not inner.loops and _trains_in_a_loop(project, training, target_path, inner, seen, depth + 1):
                 return True
     return False
+
+
+def _handed_step(check: Check, training: Training, path: str, facts: PythonFacts, read: Call,
+                 value: Value) -> Optional[Tuple[str, Call, str]]:
+    """A helper's parameter read on the host, where a caller hands it a step output at every step
+    (``reporter.step_end(loss_g, loss_d)`` in the training loop): the caller's file, its step call, and its name."""
+    while value.kind == OP and value.data == "[]" and value.parts:
+        value = value.parts[0]
+    if value.kind != PARAM or read.loops:
+        return None
+    project = check.project
+    function = _function_of(facts, read.scope, value.data)
+    if function is None:
+        return None
+    scope = facts.scopes[function]
+    position = scope.params.index(value.data) - (1 if scope.cls else 0)
+    for caller_path, caller in project.callers((path, function))[:16]:
+        argument = caller.argument(value.data, position if position >= 0 else None)
+        if argument is None:
+            continue
+        caller_facts = project.python[caller_path]
+        step = _step_output(project, training, caller_path, caller_facts, argument)
+        if step is not None and caller.scope == step.scope and caller.loops and \
+                _every_step(check, caller_path, caller_facts, step, caller):
+            where = f"{caller_path}:{caller.line}" if caller_path != path else f"line {caller.line}"
+            return caller_path, step, where
+    return None
+
+
+def _function_of(facts: PythonFacts, scope: int, name: str) -> Optional[int]:
+    """The function whose parameter ``name`` is (the scope itself, or the function it is nested in)."""
+    while 0 <= scope < len(facts.scopes):
+        if name in facts.scopes[scope].params:
+            return scope
+        scope = facts.scopes[scope].parent
+    return None
 
 
 # --- every step? ----------------------------------------------------------------------------------------

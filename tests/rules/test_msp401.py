@@ -166,6 +166,29 @@ def test_a_read_in_the_step_function_called_from_a_loop():
     assert lines(code) == [(7, 12)]
 
 
+HELPER = """
+import mindspore as ms
+def record(history, loss):
+    history.append(loss.asnumpy())
+if __name__ == "__main__":
+    train_step = ms.nn.TrainOneStepCell(net, opt)
+    for step, (x, y) in enumerate(loader):
+        loss = train_step(x, y)
+{call}
+"""
+
+
+def test_a_helper_handed_the_step_output_every_step():
+    found = lint(HELPER.format(call="        record(history, loss)"))
+    assert [(f.line, f.column + 1) for f in found] == [(3, 20)]
+    assert found[0].message.startswith("loss.asnumpy() (handed the step's output by the call at line 8) reads")
+
+
+def test_a_helper_handed_the_step_output_every_n_steps():
+    assert lint(HELPER.format(call="        if step % 100 == 0:\n            record(history, loss)")) == []
+    assert lint(HELPER.format(call="    record(history, loss)")) == []  # after the loop
+
+
 def test_a_log_interval_that_is_one_in_every_configuration_is_every_step():
     code = """
     import argparse
