@@ -359,6 +359,11 @@ MODEL = "mindspore.train.Model"
 #: Methods of a ``Model`` that train, and ones that only evaluate or predict.
 MODEL_TRAIN_METHODS = frozenset(("train", "fit"))
 MODEL_EVAL_METHODS = frozenset(("eval", "predict", "infer_predict_layout"))
+#: ``Model.train(epoch, train_dataset, callbacks=None, dataset_sink_mode=False, sink_size=-1, initial_epoch=0)``
+#: (2.10: sinking is off by default, and MindSpore does not sink on the CPU). With sinking, callbacks' ``step_end``
+#: runs once per sink of ``sink_size`` steps (-1: a whole epoch).
+MODEL_TRAIN_SINK = Param("dataset_sink_mode", 3)
+MODEL_TRAIN_SINK_SIZE = Param("sink_size", 4)
 #: Classes a library module does not build at import time: built at module level, they make a file a script.
 SCRIPT_CLASSES = frozenset((MODEL, "mindspore.profiler.Profiler", "mindspore.train.CheckpointConfig",
                             "mindspore.train.ModelCheckpoint"))
@@ -483,6 +488,66 @@ PROFILER_OPTIONS_VARIABLE = "MS_PROFILER_OPTIONS"
 DATA_PROCESS_DEFAULT: Dict[str, Optional[bool]] = {PROFILER: None, PROFILE: False}
 DATA_PROCESS: Dict[str, Param] = {PROFILER: Param("data_process"), PROFILE: Param("data_process", 3)}
 ENABLE_PROFILING = "enable_profiling"
+#: The profiler classes: ``Profiler(**kwargs)`` and ``profile(activities, with_stack, profile_memory, data_process,
+#: parallel_strategy, start_profile=True, ..., schedule=None, on_trace_ready=None, ...)`` (2.10).
+PROFILER_CLASSES = frozenset((PROFILER, PROFILE))
+#: ``start_profile`` (default True: collection starts when the profiler is built) and ``schedule`` (default None:
+#: every step is collected), 2.10.
+PROFILER_START: Dict[str, Param] = {PROFILER: Param("start_profile"), PROFILE: Param("start_profile", 5)}
+PROFILER_SCHEDULE = "schedule"
+#: Profiler methods that end collection.
+PROFILER_STOP_METHODS = frozenset(("stop",))
+
+# --- profiling and monitoring left on (MSP501, MSP502) ------------------------------------------
+
+SUMMARY_COLLECTOR = "mindspore.train.SummaryCollector"
+#: mindformers' wrapper, a callback in YAML ``callbacks`` (``type: SummaryMonitor``) or built in Python; it returns
+#: a SummaryCollector with the same frequencies.
+SUMMARY_MONITOR = "SummaryMonitor"
+#: Where each collector takes its frequencies: ``SummaryCollector(summary_dir, collect_freq=10, num_process=32,
+#: collect_specified_data=None, keep_default_action=True, custom_lineage_data=None, collect_tensor_freq=None, ...)``
+#: (2.10; ``num_process`` is new in 2.x, so ``collect_tensor_freq`` is read by keyword only) and mindformers'
+#: ``SummaryMonitor(summary_dir=None, collect_freq=10, collect_specified_data=None, ...)``.
+SUMMARY_FREQUENCY = Param("collect_freq", 1)
+SUMMARY_TENSOR_FREQUENCY = Param("collect_tensor_freq")
+SUMMARY_SPECIFIED_DATA: Dict[str, Param] = {SUMMARY_COLLECTOR: Param("collect_specified_data", 3),
+                                            SUMMARY_MONITOR: Param("collect_specified_data", 2)}
+#: ``collect_freq``'s default (2.10, and mindformers' SummaryMonitor): data is collected every 10 steps.
+SUMMARY_DEFAULT_FREQUENCY = 10
+#: ``collect_specified_data`` key whose regular expression picks the parameters whose histograms are collected.
+HISTOGRAM_REGULAR = "histogram_regular"
+#: Parameter names of real networks: a ``histogram_regular`` that matches them all collects every parameter.
+PARAMETER_NAME_SAMPLES = ("conv1.weight", "fc.bias", "layer4.2.bn3.gamma", "backbone.blocks.0.attn.qkv.weight",
+                          "model.layers.31.feed_forward.w1.weight", "moments.embedding_table")
+#: mindformers' YAML profiling switches (top level of a config): ``profile`` turns the ProfileMonitor callback on;
+#: it collects steps ``profile_start_step``..``profile_stop_step`` (defaults 1 and 10) unless ``init_start_profile``
+#: starts it when the profiler is built; ``profile_memory`` (default True) and ``profile_communication`` (default
+#: False) add memory and communication data. mindformers turns ``auto_tune`` off when profiling.
+MINDFORMERS_PROFILE = "profile"
+MINDFORMERS_PROFILE_OPTIONS = ("profile_memory", "profile_communication", "init_start_profile")
+MINDFORMERS_PROFILE_STEPS = ("profile_start_step", "profile_stop_step")
+MINDFORMERS_PROFILE_DEFAULT_STEPS = (1, 10)
+#: Top-level keys that make a YAML file a mindformers config.
+MINDFORMERS_CONFIG_KEYS = frozenset(("runner_config", "trainer", "run_mode", "model", "callbacks"))
+#: Words in a file's name or folder that say it exists to profile (``profile_llama.yaml``, ``tools/profiling/``).
+PROFILING_WORDS = ("prof",)
+
+# --- host reads of device values (MSP401) ---------------------------------------------------
+
+#: Tensor methods that copy a tensor to the host, waiting for the device to compute it (``numpy`` is an alias of
+#: ``asnumpy`` in 2.x).
+HOST_READ_METHODS = frozenset(("asnumpy", "numpy", "item", "tolist"))
+#: Builtins that read a tensor's value on the host: ``float(t)``, ``int(t)``, and ``print`` (printing formats it).
+HOST_READ_CONVERSIONS = frozenset(("float", "int"))
+HOST_READ_PRINT = "print"
+#: Logging calls (a logger's methods, the ``logging`` module's functions) format their arguments when the record is
+#: emitted -- at INFO and above in a training script's usual configuration -- which reads a tensor on the host.
+#: ``debug`` is left out: it is usually filtered before anything is formatted.
+HOST_READ_LOGGING_METHODS = frozenset(("info", "warning", "error"))
+HOST_READ_LOGGING_FUNCTIONS = frozenset(("logging.info", "logging.warning", "logging.error"))
+#: Words in an equality guard that say it compares the process's rank (``if rank == 0:``), not a step counter: the
+#: read still runs every step there.
+RANK_WORDS = ("rank", "device_id", "local", "main", "master")
 
 # --- data pipeline (MSP301) -----------------------------------------------------------------
 
@@ -618,7 +683,8 @@ INTERESTING_METHODS = frozenset(
     (
         *MODEL_TRAIN_METHODS, *MODEL_EVAL_METHODS, "finetune", TO_FLOAT, ADD_FLAGS_RECURSIVE, TENSOR_MATMUL_METHOD,
         *TENSOR_CAST_METHODS, *TENSOR_DTYPE_METHODS, "add_argument", "set_defaults", "setdefault", "putenv", "get",
-        "construct", "start", "stop", "analyse", "asnumpy", "numpy", "item", "batch", "map",
+        "construct", "start", "stop", "analyse", "asnumpy", "numpy", "item", "tolist", "batch", "map",
+        "info", "warning", "error",
         "create_dict_iterator", "create_tuple_iterator", "append", "extend", "insert", "update",
         "trainable_params", "get_parameters", "set_train",
         *FILE_READERS, *WEIGHT_LOADERS, *DATASET_METHODS,

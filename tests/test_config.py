@@ -30,6 +30,7 @@ from ms_perflint.config import (
     rule_options,
     version_satisfies,
 )
+from ms_perflint.rules import ALL_RULES
 from ms_perflint.sources.discovery import discover
 from tests.conftest import REPO, run_cli, run_flake8
 
@@ -153,7 +154,7 @@ def test_each_file_is_checked_with_its_own_configuration_whatever_the_order(tmp_
     """``ms-perflint a b`` and ``ms-perflint b a`` agree, and flake8 agrees with both (issue "one model").
 
     a/ and b/ are projects of their own with different ``ignore``; each program has
-    an MSP103 (line 3) and an MSP105 (line 4) finding.
+    an MSP103 (line 3), an MSP105 (line 4) and an MSP502 (line 5: the Profiler nothing stops) finding.
     """
     program = PROGRAM.replace(
         'if __name__ == "__main__":\n',
@@ -162,7 +163,8 @@ def test_each_file_is_checked_with_its_own_configuration_whatever_the_order(tmp_
     for folder, ignored in (("a", "MSP103"), ("b", "MSP105")):
         write(tmp_path, f"{folder}/train.py", program)
         write(tmp_path, f"{folder}/pyproject.toml", f'[tool.ms-perflint]\nignore = ["{ignored}"]\n')
-    expected = {("a/train.py", 4, 5, "MSP105"), ("b/train.py", 6, 14, "MSP103")}
+    expected = {("a/train.py", 4, 5, "MSP105"), ("b/train.py", 6, 14, "MSP103"),
+                ("a/train.py", 5, 16, "MSP502"), ("b/train.py", 5, 16, "MSP502")}
     forward = run_cli("--quiet", "a", "b", cwd=tmp_path)
     backward = run_cli("--quiet", "b", "a", cwd=tmp_path)
     files = run_cli("--quiet", "--no-cache", "b/train.py", "a/train.py", cwd=tmp_path)

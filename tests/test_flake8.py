@@ -117,12 +117,16 @@ PROJECT = {
         """,
 }
 #: Read off the files above: the callback's config (MSP103; Net has 4.2 M parameters, not a small network), AutoTune under train.py's Profiler (MSP105),
-#: Model(...) without mixed precision over src/model.py's Dense layers (MSP101).
+#: Model(...) without mixed precision over src/model.py's Dense layers (MSP101), and the Profiler that nothing stops before
+#: training ends (MSP502).
 PROJECT_FINDINGS = {
     ("src/callbacks.py", 5, 14, "MSP103"),
     ("src/dataset.py", 5, 5, "MSP105"),
+    ("train.py", 10, 16, "MSP502"),
     ("train.py", 12, 13, "MSP101"),
 }
+#: What train.py shows alone (no project): its Profiler profiles every step of the training it runs (MSP502).
+ALONE_FINDINGS = {("train.py", 10, 16, "MSP502")}
 
 
 @pytest.fixture(scope="module")
@@ -150,11 +154,12 @@ def test_a_file_named_alone_is_still_checked_with_its_project(project: Path):
 def test_project_false_turns_project_mode_off_in_cli_and_flake8(tmp_path: Path):
     write(tmp_path, PROJECT)
     alone = run_cli("--quiet", "--no-cache", "--no-project", ".", cwd=tmp_path)
-    assert parse(alone.stdout) == set(), alone.stdout  # train.py alone cannot see src/; src/ runs no program
+    # train.py alone cannot see src/ (src/ runs no program): only what train.py decides by itself is left.
+    assert parse(alone.stdout) == ALONE_FINDINGS, alone.stdout
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'fixture'\n[tool.ms-perflint]\nproject = false\n")
-    assert parse(run_cli("--quiet", "--no-cache", ".", cwd=tmp_path).stdout) == set()
+    assert parse(run_cli("--quiet", "--no-cache", ".", cwd=tmp_path).stdout) == ALONE_FINDINGS
     flake8 = run_flake8("--select", "MSP", ".", cwd=tmp_path)
-    assert parse(flake8.stdout) == set(), flake8.stdout + flake8.stderr
+    assert parse(flake8.stdout) == ALONE_FINDINGS, flake8.stdout + flake8.stderr
 
 
 def test_flake8_reads_standard_input_with_and_without_a_display_name(tmp_path: Path):

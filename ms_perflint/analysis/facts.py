@@ -350,7 +350,8 @@ class PythonFacts:
     imports: List[str] = field(default_factory=list)
     #: Module-level import table: local name -> absolute target (for re-exports and spelling fixes).
     aliases: Dict[str, str] = field(default_factory=dict)
-    #: Top-level functions -> scope index; top-level and nested classes by name.
+    #: Top-level functions (and those of the ``__main__`` block) -> scope index, functions defined in functions by
+    #: their dotted name (``train.train_step``); top-level and nested classes by name.
     functions: Dict[str, int] = field(default_factory=dict)
     classes: Dict[str, ClassFacts] = field(default_factory=dict)
     scopes: List[Scope] = field(default_factory=list)

@@ -61,6 +61,8 @@ _COMPARISONS = {cst.Equal: "==", cst.NotEqual: "!=", cst.Is: "is", cst.IsNot: "i
                 cst.GreaterThanEqual: ">="}
 #: Deeper expressions than this are not evaluated (their value is unknown).
 MAX_VALUE_DEPTH = 40
+#: The operator of a value that is text formatted from its parts (f-strings, ``str.format``, ``str(x)``).
+FORMATTED = "format"
 
 
 def extract_python(module: cst.Module, text: str, module_name: str, is_package: bool = False) -> PythonFacts:
@@ -199,7 +201,7 @@ class _Collector(cst.CSTVisitor):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         outer = self.scope
         owner = self.facts.scopes[outer]
-        top_level = outer == 0
+        top_level = outer == 0 or owner.kind == MAIN  # a def in the ``__main__`` block binds a module name
         self.names.bind_definition(node.name.value, top_level)
         cls = owner.name if owner.kind == CLASS else ""
         params = node.params
@@ -214,11 +216,17 @@ class _Collector(cst.CSTVisitor):
         qualified = f"{owner.name}.{node.name.value}" if owner.kind in (CLASS, FUNCTION) else node.name.value
         scope = Scope(qualified, FUNCTION, cls=cls, parent=outer, params=names, defaults=defaults,
                       decorators=[d for d in (self._decorator(d) for d in node.decorators) if d])
+        if owner.kind == FUNCTION:
+            # A function defined in a function (``def train_step`` inside ``train``): calls of it name it by its
+            # dotted name, as a project reference.
+            self.bindings[-1][node.name.value] = Value(REF, f"{self.names.module}.{qualified}")
         index = self._new_scope(scope, node, named=node.name)
         if cls and self.class_stack:
             self.class_stack[-1].methods.setdefault(node.name.value, index)
         if top_level:
             self.facts.functions[node.name.value] = index
+        elif owner.kind == FUNCTION:
+            self.facts.functions[qualified] = index
 
     def _decorator(self, decorator: cst.Decorator) -> str:
         expression = decorator.decorator
@@ -343,12 +351,10 @@ class _Collector(cst.CSTVisitor):
         elif isinstance(target, (cst.Tuple, cst.List)):
             parts = value.parts if value.kind == OP and value.data == "tuple" else ()
             # ``train, val = make_datasets()``: each name is an item of what the call returns.
-            whole = value.kind in (CALL, PARAM, SELF) and not parts and \
-                not any(isinstance(e, cst.StarredElement) for e in target.elements)
             for position, element in enumerate(target.elements):
-                item = parts[position] if position < len(parts) else unknown()
-                if whole:
-                    item = Value(OP, "[]", (value, Value(LIT, position)), text=value.text)
+                if isinstance(element, cst.StarredElement):
+                    break  # ``a, *rest = ...``: later positions are not known
+                item = parts[position] if position < len(parts) else _unpacked(value, position)
                 self._assign(element.value, item, expression)
 
     def _set_attribute(self, name: str, value: Value) -> None:
@@ -500,6 +506,9 @@ class _Collector(cst.CSTVisitor):
                 return Call(0, callee=f"self.{rest}")
             if self._is_local(head):
                 if not rest:
+                    bound = self._lookup(head)
+                    if bound is not None and bound.kind == REF and bound.data.startswith(self.names.module + "."):
+                        return Call(0, callee=bound.data)  # a function defined in the enclosing function
                     return Call(0, method="__call__", receiver=self.value_of(func))
                 return self._method(func, node)
             resolved = self.names.resolve(dotted)
@@ -602,6 +611,8 @@ class _Collector(cst.CSTVisitor):
         if isinstance(node, cst.IfExp):
             parts = (self.value_of(node.test), self.value_of(node.body), self.value_of(node.orelse))
             return self._placed(Value(OP, "ifexp", parts), node)
+        if isinstance(node, (cst.FormattedString, cst.ConcatenatedString)):
+            return self._placed(Value(OP, FORMATTED, tuple(self.value_of(e) for e in _formatted_parts(node))), node)
         return self._placed(unknown(), node)
 
     def _placed(self, value: Value, node: cst.CSTNode) -> Value:
@@ -671,6 +682,9 @@ class _Collector(cst.CSTVisitor):
                 import json
 
                 return self._placed(Value(LIT, json.dumps(mapping)), node)
+        if self._formats(node):
+            # ``"loss {}".format(x)``, ``str(x)``: text made from the values (formatting a tensor reads it).
+            return self._placed(Value(OP, FORMATTED, tuple(self.value_of(a.value) for a in node.args)), node)
         call_id = self._call(node)
         call = self.facts.calls[call_id] if call_id is not None else None
         cast = self._cast_of(node, call)
@@ -685,6 +699,14 @@ class _Collector(cst.CSTVisitor):
             return self._placed(Value(UNKNOWN, cast=_first_cast(inner)), node)
         history = [*(call.args), *call.kwargs.values(), *([call.receiver] if call.receiver is not None else [])]
         return self._placed(Value(CALL, call_id, cast=_first_cast(history)), node)
+
+    def _formats(self, node: cst.Call) -> bool:
+        """``"...".format(...)`` on a string literal, or the builtin ``str(x)``/``repr(x)``."""
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "format":
+            return isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+        return isinstance(func, cst.Name) and func.value in ("str", "repr") and len(node.args) == 1 \
+            and not self._is_local(func.value) and self.names.resolve(func.value) is None
 
     def _cast_of(self, node: cst.Call, call: Optional[Call]) -> Optional[Value]:
         """``ops.cast(x, dt)``, ``x.astype(dt)``, ``x.half()``, ``Cast()(x, dt)``: the value of x, cast."""
@@ -901,7 +923,7 @@ def _worth_recording(qualified: str) -> bool:
         return True  # numpy arrays that become weights: their shapes are MatMul dims
     if qualified in ms.NUMPY_FLOAT64 or qualified in ms.NUMPY_DTYPE_CALLS or qualified in ms.ITERATION_WRAPPERS:
         return True  # float64 data kept by cells; loops over a dataset
-    if qualified.startswith(("os.environ", "os.putenv")):
+    if qualified.startswith(("os.environ", "os.putenv")) or qualified in ms.HOST_READ_LOGGING_FUNCTIONS:
         return True
     return head not in THIRD_PARTY and head not in _STDLIB and head not in _BUILTINS
 
@@ -910,12 +932,13 @@ _EXIT_CALLS = frozenset(("sys.exit", "exit", "quit", "os._exit"))
 
 
 def _exits(body: cst.BaseSuite) -> bool:
-    """The block ends by leaving the function (or program): ``return``, ``raise``, ``sys.exit()``."""
+    """The block ends by leaving what follows it: ``return``, ``raise``, ``sys.exit()``, and in a loop ``continue``
+    and ``break`` (the rest of the loop's body runs only when the test failed)."""
     statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
     last = statements[-1] if statements else None
     smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
     final = smalls[-1] if smalls else None
-    if isinstance(final, (cst.Return, cst.Raise)):
+    if isinstance(final, (cst.Return, cst.Raise, cst.Continue, cst.Break)):
         return True
     return isinstance(final, cst.Expr) and isinstance(final.value, cst.Call) and \
         dotted_name(final.value.func) in _EXIT_CALLS
@@ -940,6 +963,28 @@ def _split_guard(value: Value, holds: bool) -> Iterator[Guard]:
             yield from _split_guard(part, holds)
         return
     yield value, holds
+
+
+def _unpacked(value: Value, position: int) -> Value:
+    """Item ``position`` of a call's result (or of a parameter or attribute holding one) unpacked by
+    ``a, b = f()`` (``f()[position]``), else unknown."""
+    root = value
+    while root.kind == OP and root.data == "[]" and root.parts:
+        root = root.parts[0]
+    if root.kind not in (CALL, PARAM, SELF):
+        return unknown()
+    return Value(OP, "[]", (value, Value(LIT, position)), text=value.text)
+
+
+def _formatted_parts(node: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The expressions an f-string (or a concatenation of strings) formats."""
+    if isinstance(node, cst.ConcatenatedString):
+        yield from _formatted_parts(node.left)
+        yield from _formatted_parts(node.right)
+    elif isinstance(node, cst.FormattedString):
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringExpression):
+                yield part.expression
 
 
 def _target_names(target: cst.BaseExpression) -> List[str]:

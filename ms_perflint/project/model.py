@@ -166,6 +166,8 @@ class Project:
     def _member(self, path: str, rest: List[str], depth: int) -> Optional[Symbol]:
         facts = self.python[path]
         head = rest[0]
+        if len(rest) > 1 and ".".join(rest) in facts.functions:
+            return Symbol(path, ".".join(rest), "function")  # a function defined in a function
         if head in facts.functions:
             return Symbol(path, head, "function") if len(rest) == 1 else Symbol(path, ".".join(rest), "attribute")
         cls = facts.classes.get(head)
@@ -564,6 +566,11 @@ class Project:
             return "grad"
         if qualified == "mindspore.amp.build_train_network":
             return "step"
+        if not qualified and call.callee and not call.callee.startswith("self."):
+            symbol = self.callee(path, call)
+            if symbol is not None and symbol.kind == "class" and \
+                    self.derives_from((symbol.path, symbol.name), ms.TRAIN_STEP_CELLS):
+                return "step"  # a project train-step cell built on TrainOneStepCell
         if call.method in ms.MODEL_TRAIN_METHODS and call.receiver is not None:
             made_by = self.made_by(path, call.receiver)
             if made_by == ms.MODEL:

@@ -43,63 +43,61 @@ class Training:
 
     def __init__(self, project: Project) -> None:
         self.project = project
-        self._scopes: Dict[Tuple[ScopeRef, bool], bool] = {}
-        self._loops: Dict[Tuple[str, bool], Set[int]] = {}
+        self._scopes: Dict[ScopeRef, bool] = {}
+        self._loops: Dict[str, Set[int]] = {}
         self._compositions: Dict[Tuple[ClassRef, ...], FrozenSet[ClassRef]] = {}
 
     # --- what trains -------------------------------------------------------------------------------
 
-    def call_trains(self, path: str, call: Call, depth: int = 0, held: bool = False) -> bool:
-        """The call trains, or runs code that does.
-
-        ``held``: also count ``self.<attr>(...)`` where the attribute holds a gradient function or a train-step
-        cell -- a hand-written train-step cell (``self.grad = ops.GradOperation(...)`` called in ``construct``).
-        Off by default: the checkpoint rule's sizes and intervals were tuned without those loops (turning it on
-        adds six MSP103 findings on the development set, all per-epoch or best-so-far saves not worth a change).
-        """
+    def call_trains(self, path: str, call: Call, depth: int = 0) -> bool:
+        """The call trains, or runs code that does (a hand-written train-step cell counts: its ``construct``
+        calls ``self.grad = ops.GradOperation(...)``, or it is built on ``TrainOneStepCell``)."""
         project = self.project
         if project.training_kind(path, call) is not None:
             return True
         if call.method == "__call__" and call.receiver is not None:
             if project.made_by(path, call.receiver, scope=call.scope) in (*ms.TRAIN_STEP_CELLS, *ms.GRAD_FUNCTIONS):
                 return True
-        if held and call.callee.startswith("self.") and "." not in call.callee[5:] and self._holds_trainer(path, call):
-            return True  # self.grad(self.network, weights)(...) with self.grad = ops.GradOperation(...)
+            if any(project.derives_from(cls, ms.TRAIN_STEP_CELLS)
+                   for cls in project.instance_classes(path, call.receiver, call.scope)):
+                return True  # a project cell built on TrainOneStepCell (its ``self.grad`` is the base's)
+        if self._calls_step_attribute(path, call):
+            return True
         if depth > 6:
             return False
-        return any(self.scope_trains(target, depth + 1, held) for target in project.targets(path, call))
+        return any(self.scope_trains(target, depth + 1) for target in project.targets(path, call))
 
-    def _holds_trainer(self, path: str, call: Call) -> bool:
-        """``self.<attr>(...)`` where the attribute holds a gradient function or a train-step cell."""
+    def _calls_step_attribute(self, path: str, call: Call) -> bool:
+        """``self.grad(...)`` where ``__init__`` set ``self.grad = ops.GradOperation(...)`` (a custom train-step
+        cell's ``construct``), or a train-step cell kept on ``self``."""
+        if not call.callee.startswith("self.") or call.callee.count(".") != 1:
+            return False
         project = self.project
         owner = project.owner_class(path, call.scope)
-        held = project.attribute(owner, call.callee[5:]) if owner is not None else None
-        return held is not None and project.made_by(held[0], held[1]) in (*ms.TRAIN_STEP_CELLS, *ms.GRAD_FUNCTIONS)
+        found = project.attribute(owner, call.callee[5:]) if owner is not None else None
+        return found is not None and project.made_by(found[0], found[1]) in (*ms.TRAIN_STEP_CELLS, *ms.GRAD_FUNCTIONS)
 
-    def scope_trains(self, scope: ScopeRef, depth: int = 0, held: bool = False) -> bool:
-        """Some call in the scope trains (following calls into the project); ``held`` as in :meth:`call_trains`."""
-        key = (scope, held)
-        if key in self._scopes:
-            return self._scopes[key]
-        self._scopes[key] = False  # a recursive call does not make a scope train
+    def scope_trains(self, scope: ScopeRef, depth: int = 0) -> bool:
+        """Some call in the scope trains (following calls into the project)."""
+        if scope in self._scopes:
+            return self._scopes[scope]
+        self._scopes[scope] = False  # a recursive call does not make a scope train
         path, index = scope
         facts = self.project.python[path]
-        found = any(self.call_trains(path, call, depth, held) for call in facts.calls if call.scope == index)
-        self._scopes[key] = found
+        found = any(self.call_trains(path, call, depth) for call in facts.calls if call.scope == index)
+        self._scopes[scope] = found
         return found
 
-    def training_loops(self, path: str, held: bool = False) -> Set[int]:
-        """Ids of the loops of ``path`` that train (a call in the loop, or in a loop nested in it, trains);
-        ``held`` as in :meth:`call_trains`."""
-        key = (path, held)
-        if key not in self._loops:
+    def training_loops(self, path: str) -> Set[int]:
+        """Ids of the loops of ``path`` that train (a call in the loop, or in a loop nested in it, trains)."""
+        if path not in self._loops:
             facts = self.project.python[path]
             found: Set[int] = set()
             for call in facts.calls:
-                if call.loops and self.call_trains(path, call, held=held):
+                if call.loops and self.call_trains(path, call):
                     found.update(call.loops)
-            self._loops[key] = found
-        return self._loops[key]
+            self._loops[path] = found
+        return self._loops[path]
 
     # --- what is trained ---------------------------------------------------------------------------
 
@@ -259,7 +257,7 @@ class Training:
                         project.qualified(path, call) == ms.DATA_SINK:
                     inputs.append((path, call.argument(ms.DATA_SINK_DATASET.keyword, ms.DATA_SINK_DATASET.position),
                                    call.scope))
-            for loop_id in sorted(self.training_loops(path, held=True)):
+            for loop_id in sorted(self.training_loops(path)):
                 loop = facts.loops[loop_id]
                 if (path, loop.scope) in program.scopes:
                     inputs.append((path, loop.iterable, loop.scope))

@@ -414,6 +414,15 @@ class Values:
                 return False
         return True
 
+    def always_holds(self, path: str, scope: int, guards: Sequence[Tuple[Value, bool]],
+                     program: Optional[Program] = None) -> bool:
+        """True when every guard is known to go its way in every configuration (the code runs unconditionally)."""
+        for condition, holds in guards:
+            found = self.resolve(path, condition, scope, program=program)
+            if not found.complete or not found.values or any(bool(_plain(k.value)) != holds for k in found.values):
+                return False
+        return True
+
     def live_scopes(self, program: Program,
                     holds: Optional[Callable[[str, int, Sequence[Tuple[Value, bool]]], bool]] = None) -> Set[ScopeRef]:
         """The program's scopes that can run: reached from the entry through calls whose guards can hold.

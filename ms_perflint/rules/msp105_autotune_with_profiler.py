@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import Any, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import LIT, Call, Guard, Value
+from ms_perflint.analysis.facts import LIT, Call, Guard
 from ms_perflint.findings import FixAvailability
-from ms_perflint.project.model import Program, Project, Where, call_where, where
+from ms_perflint.project.model import Program
+from ms_perflint.project.profiling import ProfilingSite, profiling_sites
 from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
 from ms_perflint.rules.check import Check
 
@@ -23,21 +23,13 @@ LABELS = {
 
 @dataclass(frozen=True)
 class Site:
-    """Where AutoTune is enabled or profiling starts, with the guards it runs under.
-
-    ``dataset``: the pipeline is profiled for sure (True), or it depends on the release (None).
-    """
+    """Where AutoTune is enabled, with the guards it runs under."""
 
     kind: str
     path: str
     scope: int
     guards: Tuple[Guard, ...]
-    at: Any
-    dataset: Optional[bool] = None
-
-    @property
-    def where(self) -> Where:
-        return call_where(self.path, self.at) if isinstance(self.at, Call) else where(self.path, self.at)
+    at: Call
 
 
 class AutotuneWithProfiler(Rule):
@@ -255,80 +247,23 @@ class AutotuneWithProfiler(Rule):
                     check.report(self.code, autotune.path, autotune.at, _message(autotune, partner))
 
 
-def _sites(check: Check) -> Tuple[List[Site], List[Site]]:
+def _sites(check: Check) -> Tuple[List[Site], List[ProfilingSite]]:
+    """AutoTune switched on, and profilers that profile the dataset (surely, or by the release's default)."""
     project = check.project
     autotunes: List[Site] = []
-    profilers: List[Site] = []
     for path, facts in sorted(project.python.items()):
         for call in facts.calls:
-            qualified = project.qualified(path, call)
-            site = None
-            if qualified == ms.SET_ENABLE_AUTOTUNE:
+            if call.callee and project.qualified(path, call) == ms.SET_ENABLE_AUTOTUNE:
                 enable = call.argument("enable", 0)
                 if enable is not None and enable.kind == LIT and enable.data is True:
                     autotunes.append(Site("autotune", path, call.scope, call.guards, call))
-                continue
-            if qualified in ms.DATA_PROCESS_DEFAULT:
-                site = _profiler(path, call, qualified)
-            elif qualified == ms.SET_CONTEXT:
-                flag = call.kwargs.get(ms.ENABLE_PROFILING)
-                if flag is not None and flag.kind == LIT and flag.data is True:
-                    site = Site(ms.SET_CONTEXT, path, call.scope, call.guards, call, None)
-            elif call.method in ("setdefault", "putenv") or call.callee == "os.putenv":
-                site = _environment_call(path, call)
-            if site is not None:
-                profilers.append(site)
-        for entry in facts.config:
-            if entry.owner == "env" and entry.key == ms.PROFILER_OPTIONS_VARIABLE:
-                dataset = _options(entry.value)
-                if dataset is not False:
-                    profilers.append(Site(ms.PROFILER_OPTIONS_VARIABLE, path, entry.scope, entry.guards, entry.value,
-                                          dataset))
-    live = [s for s in profilers if check.values.can_hold(s.path, s.scope, s.guards)]
-    return [s for s in autotunes if check.values.can_hold(s.path, s.scope, s.guards)], live
+    profilers = [s for s in profiling_sites(project) if s.dataset is not False
+                 and check.values.can_hold(s.path, s.scope, s.guards)]
+    return [s for s in autotunes if check.values.can_hold(s.path, s.scope, s.guards)], profilers
 
 
-def _profiler(path: str, call: Call, qualified: str) -> Optional[Site]:
-    parameter = ms.DATA_PROCESS[qualified]
-    argument = call.argument(parameter.keyword, parameter.position)
-    if argument is None:
-        if call.may_pass(parameter.keyword, parameter.position):
-            return None
-        dataset = ms.DATA_PROCESS_DEFAULT[qualified]
-        return None if dataset is False else Site(qualified, path, call.scope, call.guards, call, dataset)
-    if argument.kind != LIT or argument.data is not True:
-        return None
-    schedule = call.kwargs.get("schedule")
-    if schedule is not None and not (schedule.kind == LIT and schedule.data is None):
-        return None  # 2.10 turns data_process off when a schedule is set
-    return Site(qualified, path, call.scope, call.guards, call, True)
-
-
-def _environment_call(path: str, call: Call) -> Optional[Site]:
-    if len(call.args) < 2 or call.args[0].kind != LIT or call.args[0].data != ms.PROFILER_OPTIONS_VARIABLE:
-        return None
-    dataset = _options(call.args[1])
-    if dataset is False:
-        return None
-    return Site(ms.PROFILER_OPTIONS_VARIABLE, path, call.scope, call.guards, call, dataset)
-
-
-def _options(value: Value) -> Optional[bool]:
-    """From ``MS_PROFILER_OPTIONS`` JSON: True/None (release default) when it starts a profiler, else False."""
-    if value.kind != LIT or not isinstance(value.data, str):
-        return False
-    try:
-        options = json.loads(value.data)
-    except ValueError:
-        return False
-    if not isinstance(options, dict) or options.get("start") is not True:
-        return False  # MindSpore starts no profiler without "start": true
-    if "data_process" not in options:
-        return None
-    return True if options["data_process"] is True else False
-
-
-def _partner(check: Check, program: Program, autotune: Site, profilers: List[Site]) -> Optional[Site]:
+def _partner(check: Check, program: Program, autotune: Site,
+             profilers: List[ProfilingSite]) -> Optional[ProfilingSite]:
     """The profiling site that defeats ``autotune`` in ``program``: a sure one first, else the first."""
     from ms_perflint.project.values import exclusive
 
@@ -339,7 +274,7 @@ def _partner(check: Check, program: Program, autotune: Site, profilers: List[Sit
     return next((p for p in candidates if p.dataset), candidates[0])
 
 
-def _message(autotune: Site, profiler: Site) -> str:
+def _message(autotune: Site, profiler: ProfilingSite) -> str:
     label = LABELS.get(profiler.kind, profiler.kind)
     place = f"line {profiler.where.line}" if profiler.path == autotune.path else str(profiler.where)
     if profiler.dataset:

@@ -1,0 +1,417 @@
+"""MSP401 per-step-host-sync: a training loop reads the step's output on the host at every step."""
+
+from __future__ import annotations
+
+from typing import Dict, Iterator, List, Optional, Set, Tuple
+
+from ms_perflint import catalogue as ms
+from ms_perflint.analysis.facts import CALL, OP, PARAM, Call, Guard, PythonFacts, Value
+from ms_perflint.findings import FixAvailability
+from ms_perflint.project.model import Program, Project, ScopeRef
+from ms_perflint.project.training import Training
+from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
+from ms_perflint.rules.check import Check
+
+#: Operators whose result is made from their operands' values (formatting text, arithmetic, tuples).
+_CARRYING = frozenset(("format", "%", "+", "-", "*", "/", "//", "tuple"))
+#: Ordering comparisons: ``step - last_log >= interval`` is a period, whatever its spelling.
+_ORDERING = frozenset(("<", ">", "<=", ">="))
+
+
+class PerStepHostSync(Rule):
+    """Report a training loop that copies the step's output to the host at every step."""
+
+    code = "MSP401"
+    name = "per-step-host-sync"
+    summary = "A training loop reads the step's output on the host every step, making the host wait for the device"
+    fix_availability = FixAvailability.NEVER
+    docs = RuleDocs(
+        what_it_does="""
+            Finds a training loop that reads the output of its training step on the host at every step:
+            `loss.asnumpy()`, `loss.numpy()`, `loss.item()`, `loss.tolist()`, `float(loss)`, `int(loss)`, or
+            `print(loss)` or `logger.info(...)`/`logging.info(...)` (also `warning`, `error`) of it -- also inside an
+            f-string, `"...".format(loss)`, `str(loss)` or `"%f" % loss` --, where
+            `loss` is what the step returned -- a train-step cell (`TrainOneStepCell`), a gradient function
+            (`value_and_grad`), or a project function that runs one (`loss = train_step(x, y)`, also
+            `loss, grads = grad_fn(x, y)` and `out[0]`).
+
+            The read must run in the same loop as the step, at every iteration: in the loop's body, in the
+            function that runs the step when that function is called from a loop, or in a project function the
+            loop hands the step's output to at every step (`record(history, loss)`). One finding per step and
+            loop, at the first read; the message counts the others.
+
+            This is an *info* finding: it has no automatic fix.
+        """,
+        why_bad="""
+            MindSpore launches a step's kernels asynchronously: `train_step(x, y)` returns as soon as the
+            work is queued, and the host goes on to fetch the next batch and queue the next step while the
+            device computes. Reading a result on the host (`asnumpy()` and everything built on it) waits until
+            the device has finished the step -- a stream synchronisation, which Ascend's profiling advisor
+            reports as a bottleneck. Done at every step, the host and the device take turns instead of
+            overlapping: the device idles while the host fetches data and launches the next step, every step.
+            The shorter the step, the larger the share lost.
+        """,
+        example="""
+            for step, (x, y) in enumerate(dataset.create_tuple_iterator()):
+                loss = train_step(x, y)
+                print(f"step {step}, loss {loss.asnumpy():.4f}")
+        """,
+        use_instead="""
+            for step, (x, y) in enumerate(dataset.create_tuple_iterator()):
+                loss = train_step(x, y)
+                if step % 100 == 0:
+                    print(f"step {step}, loss {loss.asnumpy():.4f}")
+        """,
+        fix_safety="""
+            No automatic fix: how often to log is the author's choice. Read the loss every N steps
+            (`if step % N == 0:`), or keep the values on the device (`losses.append(loss)`, or a running sum
+            of tensors) and read them once per epoch. An early-stopping check on the loss can run every N steps
+            too.
+        """,
+        programs="""
+            Training programs whose device is an accelerator (Ascend, or GPU): on the CPU the host computes the
+            step itself, so there is nothing to overlap. An unknown device counts as Ascend.
+        """,
+        silent_on="""
+            - reads under a period: `if step % 100 == 0:`, `if (i + 1) % args.log_interval == 0:` (unless every
+              configured interval is 1), `if i % N: continue`, `if step - last_log >= N:`; reads under an equality
+              with a step counter (`if step == 0:`, `if epoch == epochs - 1:`), which run once;
+            - reads after the loop, or in the epoch loop around the step loop (once per epoch);
+            - the output of a function that trains a whole epoch in its own loop (`loss = train_epoch(...)`);
+            - loops that do not train: evaluation, prediction and export loops;
+            - host values that are not step outputs (`lr.asnumpy()`, `label.asnumpy()` of a batch), and step
+              outputs kept on the device (`losses.append(loss)`);
+            - a read under a condition no configuration turns on (`if args.verbose:` with `verbose` False);
+            - `Callback.step_end` methods of a `Model.train` run, such as a custom loss monitor that calls
+              `asnumpy()` on `net_outputs`: MindSpore's own `LossMonitor` reads the loss at every step (2.10,
+              `_handle_loss`, whatever `per_print_times`), so a custom monitor costs no more than the default
+              one, and with `dataset_sink_mode=True` `step_end` runs once per sink, not per step;
+            - programs that run on the CPU.
+        """,
+        precision="""
+            On the precision benchmark's development set (2026-11-23): 18 findings, all sampled, 18 worth acting on
+            (100 %), all in mindspore-courses/applications: loss histories and running sums converted to numpy at
+            every step, accuracy counted from logits on the host, per-step prints, tqdm descriptions and log
+            lines. The mindspore-lab libraries log every N steps or train with `Model.train` and callbacks, and
+            stay silent. See docs/precision.md.
+        """,
+        references=(
+            "https://www.mindspore.cn/docs/en/master/api_python/mindspore/Tensor/mindspore.Tensor.asnumpy.html",
+            "https://www.mindspore.cn/mindinsight/docs/en/master/performance_tuning_guide.html",
+        ),
+    )
+    valid = (
+        Valid(
+            """
+            import mindspore as ms
+            def train(net, optimizer, dataset):
+                grad_fn = ms.value_and_grad(net, None, optimizer.parameters)
+                for step, (x, y) in enumerate(dataset.create_tuple_iterator()):
+                    loss, grads = grad_fn(x, y)
+                    optimizer(grads)
+                    if step % 100 == 0:
+                        print(f"step {step}: loss {loss.asnumpy():.4f}")
+            if __name__ == "__main__":
+                train(net, optimizer, dataset)
+            """,
+            why="read every 100 steps",
+        ),
+        Valid(
+            """
+            import mindspore as ms
+            def train(net, optimizer, dataset, epochs):
+                train_step = ms.nn.TrainOneStepCell(net, optimizer)
+                for epoch in range(epochs):
+                    for x, y in dataset.create_tuple_iterator():
+                        loss = train_step(x, y)
+                    print(f"epoch {epoch}: last loss {loss.asnumpy():.4f}")
+            if __name__ == "__main__":
+                train(net, optimizer, dataset, 10)
+            """,
+            why="read once per epoch, after the step loop",
+        ),
+        Valid(
+            """
+            import mindspore as ms
+            def evaluate(net, dataset):
+                for x, y in dataset.create_tuple_iterator():
+                    print(net(x).asnumpy().argmax(1))
+            def train(net, optimizer, dataset):
+                train_step = ms.nn.TrainOneStepCell(net, optimizer)
+                losses = []
+                for x, y in dataset.create_tuple_iterator():
+                    losses.append(train_step(x, y))
+                evaluate(net, dataset)
+            if __name__ == "__main__":
+                train(net, optimizer, dataset)
+            """,
+            why="an evaluation loop, and step outputs kept on the device",
+        ),
+        Valid(
+            """
+            import mindspore as ms
+            if __name__ == "__main__":
+                ms.set_context(device_target="CPU")
+                train_step = ms.nn.TrainOneStepCell(net, optimizer)
+                for x, y in dataset.create_tuple_iterator():
+                    print(train_step(x, y))
+            """,
+            why="on the CPU the host computes the step itself",
+        ),
+    )
+    invalid = (
+        Invalid(
+            """
+            import mindspore as ms
+            def train(net, optimizer, dataset):
+                grad_fn = ms.value_and_grad(net, None, optimizer.parameters)
+                for step, (x, y) in enumerate(dataset.create_tuple_iterator()):
+                    loss, grads = grad_fn(x, y)
+                    optimizer(grads)
+                    print(f"step {step}: loss {loss.asnumpy():.4f}")
+            if __name__ == "__main__":
+                train(net, optimizer, dataset)
+            """,
+            line=7,
+            column=36,
+            message_contains="every step",
+        ),
+        Invalid(
+            """
+            import mindspore as ms
+            from model import net, optimizer, dataset
+            grad_fn = ms.value_and_grad(net, None, optimizer.parameters)
+            def train_step(x, y):
+                loss, grads = grad_fn(x, y)
+                optimizer(grads)
+                return float(loss)
+            if __name__ == "__main__":
+                for x, y in dataset.create_tuple_iterator():
+                    history.append(train_step(x, y))
+            """,
+            line=7,
+            column=12,
+        ),
+    )
+
+    def check(self, check: Check) -> None:
+        project = check.project
+        programs = [p for p in project.training_programs() if check.ascend(p).accelerator]
+        if not programs:
+            return
+        training = Training(project)
+        for path, facts in sorted(project.python.items()):
+            if any(p.reaches(path) for p in programs):
+                self._file(check, training, programs, path, facts)
+
+    def _file(self, check: Check, training: Training, programs: List[Program], path: str,
+              facts: PythonFacts) -> None:
+        found: Dict[Tuple[str, int], List[Tuple[Call, str]]] = {}
+        for read, value, label in _reads(facts):
+            step = _step_output(check.project, training, path, facts, value)
+            if step is not None:
+                if read.scope != step.scope or not _every_step(check, path, facts, step, read):
+                    continue
+                key = (path, step.id)
+            else:
+                handed = _handed_step(check, training, path, facts, read, value)
+                if handed is None or not _unthrottled(check, path, read.scope, list(read.guards)):
+                    continue
+                key = (handed[0], handed[1].id)
+                label = f"{label} (handed the step's output by the call at {handed[2]})"
+            if _runs(check, programs, path, read):
+                found.setdefault(key, []).append((read, label))
+        for key in sorted(found):
+            reads = sorted(found[key], key=lambda r: r[0].start)
+            read, label = reads[0]
+            check.report(self.code, path, read, _message(label, len(reads) - 1))
+
+
+# --- reads ----------------------------------------------------------------------------------------------
+
+
+def _reads(facts: PythonFacts) -> Iterator[Tuple[Call, Value, str]]:
+    """Calls that read a value on the host, with the value read and how the read is written."""
+    for call in facts.calls:
+        if call.method in ms.HOST_READ_METHODS and call.receiver is not None and not call.args:
+            yield call, call.receiver, f"{_spelled(call.receiver)}.{call.method}()"
+        elif call.callee in ms.HOST_READ_CONVERSIONS and len(call.args) == 1 and not call.kwargs:
+            yield call, call.args[0], f"{call.callee}({_spelled(call.args[0])})"
+        elif call.callee == ms.HOST_READ_PRINT or _logs(call):
+            name = ".".join(call.callee.split(".")[-2:]) if call.callee else f"{_spelled(call.receiver)}.{call.method}"
+            for argument in call.args:
+                for part in _carried(argument):
+                    yield call, part, f"{name}({_spelled(part)})"
+
+
+def _logs(call: Call) -> bool:
+    """``logger.info(...)`` on any logger (a local one, ``logging``, ``loguru``'s, ``mindspore.log``)."""
+    if call.method in ms.HOST_READ_LOGGING_METHODS and call.receiver is not None:
+        return True
+    return call.callee in ms.HOST_READ_LOGGING_FUNCTIONS or (
+        "." in call.callee and call.callee.rsplit(".", 1)[1] in ms.HOST_READ_LOGGING_METHODS)
+
+
+def _spelled(value: Value) -> str:
+    """How the value is written where it is read: its name (``loss``), else its text."""
+    return value.via or value.text or "the step's output"
+
+
+def _carried(value: Value, depth: int = 0) -> Iterator[Value]:
+    """The values an argument of ``print`` formats: itself, and the operands of text built from values."""
+    if depth > 6:
+        return
+    if value.kind == OP and value.data in _CARRYING:
+        for part in value.parts:
+            yield from _carried(part, depth + 1)
+    else:
+        yield value
+
+
+def _step_output(project: Project, training: Training, path: str, facts: PythonFacts,
+                 value: Value) -> Optional[Call]:
+    """The training-step call whose result ``value`` is (``loss``, ``out[0]``, one of ``loss, grads = ...``)."""
+    while value.kind == OP and value.data == "[]" and value.parts:
+        value = value.parts[0]
+    if value.kind != CALL:
+        return None
+    call = facts.call(value.data)
+    if call is None or call.method in ms.HOST_READ_METHODS or project.training_kind(path, call) is not None:
+        return None  # ``Model.train`` returns nothing; ``value_and_grad(...)`` builds the step, it is not one
+    symbol = project.callee(path, call)
+    if symbol is not None and symbol.kind == "class":
+        return None  # building a cell, not running it
+    if not training.call_trains(path, call) or _trains_in_a_loop(project, training, path, call, set()):
+        return None
+    return call
+
+
+def _trains_in_a_loop(project: Project, training: Training, path: str, call: Call, seen: Set[ScopeRef],
+                      depth: int = 0) -> bool:
+    """The call runs project code that loops over training steps itself (``train_epoch(...)``): one call, many
+    steps."""
+    if depth > 4:
+        return False
+    for target in project.targets(path, call):
+        if target in seen:
+            continue
+        seen.add(target)
+        target_path, index = target
+        loops = training.training_loops(target_path)
+        for inner in project.python[target_path].calls:
+            if inner.scope != index:
+                continue
+            if set(inner.loops) & loops:
+                return True
+            if not inner.loops and _trains_in_a_loop(project, training, target_path, inner, seen, depth + 1):
+                return True
+    return False
+
+
+def _handed_step(check: Check, training: Training, path: str, facts: PythonFacts, read: Call,
+                 value: Value) -> Optional[Tuple[str, Call, str]]:
+    """A helper's parameter read on the host, where a caller hands it a step output at every step
+    (``reporter.step_end(loss_g, loss_d)`` in the training loop): the caller's file, its step call, and its name."""
+    while value.kind == OP and value.data == "[]" and value.parts:
+        value = value.parts[0]
+    if value.kind != PARAM or read.loops:
+        return None
+    project = check.project
+    function = _function_of(facts, read.scope, value.data)
+    if function is None:
+        return None
+    scope = facts.scopes[function]
+    position = scope.params.index(value.data) - (1 if scope.cls else 0)
+    for caller_path, caller in project.callers((path, function))[:16]:
+        argument = caller.argument(value.data, position if position >= 0 else None)
+        if argument is None:
+            continue
+        caller_facts = project.python[caller_path]
+        step = _step_output(project, training, caller_path, caller_facts, argument)
+        if step is not None and caller.scope == step.scope and caller.loops and \
+                _every_step(check, caller_path, caller_facts, step, caller):
+            where = f"{caller_path}:{caller.line}" if caller_path != path else f"line {caller.line}"
+            return caller_path, step, where
+    return None
+
+
+def _function_of(facts: PythonFacts, scope: int, name: str) -> Optional[int]:
+    """The function whose parameter ``name`` is (the scope itself, or the function it is nested in)."""
+    while 0 <= scope < len(facts.scopes):
+        if name in facts.scopes[scope].params:
+            return scope
+        scope = facts.scopes[scope].parent
+    return None
+
+
+# --- every step? ----------------------------------------------------------------------------------------
+
+
+def _every_step(check: Check, path: str, facts: PythonFacts, step: Call, read: Call) -> bool:
+    """The read runs at every step: in the step's own loop (or, for a step in a function without loops, in a
+    function called from a loop), under no period."""
+    if not _unthrottled(check, path, read.scope, _own_guards(read.guards, step.guards)):
+        return False
+    if step.loops:
+        return step.loops[-1] in read.loops
+    callers = check.project.callers((path, step.scope))
+    return any(caller.loops and _unthrottled(check, caller_path, caller.scope, caller.guards)
+               for caller_path, caller in callers)
+
+
+def _own_guards(guards: Tuple[Guard, ...], shared: Tuple[Guard, ...]) -> List[Guard]:
+    """The guards of the read that the step does not share (an ``if`` around the whole loop is not a period)."""
+    marks = {(value.start, value.text, holds) for value, holds in shared}
+    return [(value, holds) for value, holds in guards if (value.start, value.text, holds) not in marks]
+
+
+def _unthrottled(check: Check, path: str, scope: int, guards: List[Guard]) -> bool:
+    """No guard makes the code run less than every step (a period, a one-off equality)."""
+    return not any(_period(check, path, scope, value, holds) or _once(value, holds) for value, holds in guards)
+
+
+def _period(check: Check, path: str, scope: int, value: Value, holds: bool) -> bool:
+    """``step % N == 0`` (any test with a modulo whose divisor is not 1 everywhere), ``step - last >= N``."""
+    for modulo in _operations(value, "%"):
+        divisor = check.values.resolve(path, modulo.parts[1], scope) if len(modulo.parts) == 2 else None
+        if divisor is None or not divisor.complete or not divisor.values or any(
+                k.value != 1 for k in divisor.values):
+            return True
+    if value.kind == OP and value.data in _ORDERING:
+        return any(part.kind == OP and part.data == "-" for part in value.parts)
+    if value.kind == OP and value.data == "in" and holds:
+        return True  # ``if step in log_steps:``
+    return False
+
+
+def _once(value: Value, holds: bool) -> bool:
+    """``if step == 0:``, ``if epoch == epochs - 1:``: an equality that holds for one step (not ``rank == 0``)."""
+    if not holds or value.kind != OP or value.data not in ("==", "is") or any(_operations(value, "%")):
+        return False  # a modulo is a period (decided by _period)
+    text = value.text.lower()
+    return not any(word in text for word in ms.RANK_WORDS)
+
+
+def _operations(value: Value, op: str, depth: int = 0) -> Iterator[Value]:
+    if depth > 8:
+        return
+    if value.kind == OP and value.data == op:
+        yield value
+    for part in value.parts:
+        yield from _operations(part, op, depth + 1)
+
+
+def _runs(check: Check, programs: List[Program], path: str, read: Call) -> bool:
+    """Some accelerated training program runs the read, under guards that can hold."""
+    return any(program.reaches(path, read.scope) and check.values.can_hold(path, read.scope, read.guards, program)
+               for program in programs)
+
+
+def _message(label: str, others: int) -> str:
+    more = f" ({others} more read{'s' if others > 1 else ''} of it in this loop)" if others else ""
+    return (f"{label} reads the training step's output on the host every step{more}: the host waits for the device "
+            f"to finish each step before it launches the next. Read it every N steps (if step % N == 0:) or once "
+            f"per epoch")
+
+
+__all__ = ["PerStepHostSync"]

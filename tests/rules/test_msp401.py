@@ -1,0 +1,344 @@
+"""MSP401 per-step-host-sync: step outputs read on the host at every step, and the look-alikes that are not.
+
+The reported shapes are the ones met on the development set (loss histories appended as numpy values, running
+sums on the host, accuracy computed from logits, tqdm descriptions, f-string prints); the silent ones are the
+periodic logging, epoch-level reads and evaluation loops that real training scripts also have.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import List, Tuple
+
+import pytest
+
+from ms_perflint.rules.msp401_per_step_host_sync import PerStepHostSync
+from ms_perflint.run.lint import check_folder, check_text
+from ms_perflint.settings import Settings
+
+RULE = [PerStepHostSync]
+
+#: A train step built with value_and_grad, in a function (MindSpore's tutorial), and a loop around it.
+TUTORIAL = """
+import mindspore as ms
+
+def train(model, dataset, loss_fn, optimizer):
+    def forward_fn(data, label):
+        logits = model(data)
+        return loss_fn(logits, label), logits
+
+    grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)
+
+    def train_step(data, label):
+        (loss, _), grads = grad_fn(data, label)
+        optimizer(grads)
+        return loss
+
+    for batch, (data, label) in enumerate(dataset.create_tuple_iterator()):
+        loss = train_step(data, label)
+{body}
+
+if __name__ == "__main__":
+    train(net, dataset, loss_fn, optimizer)
+"""
+
+
+def lint(code: str, path: str = "train.py"):
+    result = check_text(textwrap.dedent(code).lstrip("\n"), path, Settings(), rules=RULE)
+    assert result.error is None, result.error
+    return [f for f in result.findings if f.code == "MSP401"]
+
+
+def lines(code: str) -> List[Tuple[int, int]]:
+    return [(f.line, f.column + 1) for f in lint(code)]
+
+
+def tutorial(body: str) -> str:
+    return TUTORIAL.format(body=textwrap.indent(textwrap.dedent(body).strip("\n"), " " * 8))
+
+
+# --- reported ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("body, column, said", [
+    ("print(f'loss: {loss.asnumpy():>7f}')", 24, "loss.asnumpy()"),
+    ("losses.append(loss.asnumpy())", 23, "loss.asnumpy()"),
+    ("history.append(loss.item())", 24, "loss.item()"),
+    ("total += float(loss)", 18, "float(loss)"),
+    ("print('loss', loss)", 9, "print(loss)"),
+    ("print('loss {}'.format(loss))", 9, "print(loss)"),
+    ("print('loss %f' % loss)", 9, "print(loss)"),
+    ("bar.set_description(f'loss {loss.numpy()}')", 37, "loss.numpy()"),
+])
+def test_a_read_of_the_step_output_in_the_step_loop(body: str, column: int, said: str):
+    found = lint(tutorial(body))
+    assert [(f.line, f.column + 1) for f in found] == [(17, column)]
+    assert found[0].message.startswith(said) and found[0].fix is None
+
+
+@pytest.mark.parametrize("body, said", [
+    ("logger.info(f'step {batch} loss {loss}')", "logger.info(loss)"),
+    ("logging.info('loss %s', loss)", "logging.info(loss)"),
+    ("logger.warning('loss {}'.format(loss))", "logger.warning(loss)"),
+])
+def test_logging_the_step_output_every_step(body: str, said: str):
+    found = lint(tutorial(body).replace("import mindspore as ms\n", "import logging\nimport mindspore as ms\n"))
+    assert [(f.line, f.column + 1) for f in found] == [(18, 9)] and found[0].message.startswith(said)
+
+
+def test_debug_logging_is_usually_filtered():
+    assert lint(tutorial("logger.debug('loss %s', loss)")) == []
+
+
+def test_one_finding_per_step_counting_the_other_reads():
+    found = lint(tutorial("""
+        losses.append(loss.asnumpy())
+        print("step", batch, "loss", loss)
+    """))
+    assert [(f.line, f.column + 1) for f in found] == [(17, 23)]
+    assert "1 more read" in found[0].message
+
+
+def test_outputs_unpacked_from_a_train_step_cell():
+    code = """
+    import mindspore.nn as nn
+    if __name__ == "__main__":
+        train_net = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), opt)
+        for data, label in dataset.create_tuple_iterator():
+            outputs = train_net(data, label)
+            g_losses.append(outputs[0].asnumpy())
+    """
+    assert lines(code) == [(6, 25)]
+
+
+def test_a_project_cell_built_on_train_one_step_cell_trains():
+    code = """
+    import mindspore.nn as nn
+    class ClipTrainStep(nn.TrainOneStepCell):
+        def construct(self, *inputs):
+            loss = self.network(*inputs)
+            grads = self.grad(self.network, self.weights)(*inputs, self.sens)
+            self.optimizer(grads)
+            return loss, self.network.real, self.network.fake
+    if __name__ == "__main__":
+        step = ClipTrainStep(net_with_loss, opt)
+        for data in loader:
+            loss, real, fake = step(data)
+            acc_loss += loss.asnumpy().item()
+    """
+    assert lines(code) == [(12, 21)]
+
+
+def test_a_custom_train_step_cell_that_keeps_its_grad_operation():
+    code = """
+    import mindspore.nn as nn
+    import mindspore.ops as ops
+    class TrainStep(nn.Cell):
+        def __init__(self, network, optimizer):
+            super().__init__()
+            self.network, self.optimizer = network, optimizer
+            self.grad = ops.GradOperation(get_by_list=True)
+        def construct(self, x, y):
+            loss = self.network(x, y)
+            self.optimizer(self.grad(self.network, self.optimizer.parameters)(x, y))
+            return loss
+    if __name__ == "__main__":
+        step = TrainStep(net_with_loss, opt)
+        for x, y in loader:
+            print(step(x, y))
+    """
+    assert lines(code) == [(15, 9)]
+
+
+def test_a_read_in_the_step_function_called_from_a_loop():
+    code = """
+    import mindspore as ms
+    from model import net, opt
+    grad_fn = ms.value_and_grad(net, None, opt.parameters)
+    def train_step(x, y):
+        loss, grads = grad_fn(x, y)
+        opt(grads)
+        return loss.asnumpy()
+    if __name__ == "__main__":
+        for x, y in loader:
+            train_step(x, y)
+    """
+    assert lines(code) == [(7, 12)]
+
+
+HELPER = """
+import mindspore as ms
+def record(history, loss):
+    history.append(loss.asnumpy())
+if __name__ == "__main__":
+    train_step = ms.nn.TrainOneStepCell(net, opt)
+    for step, (x, y) in enumerate(loader):
+        loss = train_step(x, y)
+{call}
+"""
+
+
+def test_a_helper_handed_the_step_output_every_step():
+    found = lint(HELPER.format(call="        record(history, loss)"))
+    assert [(f.line, f.column + 1) for f in found] == [(3, 20)]
+    assert found[0].message.startswith("loss.asnumpy() (handed the step's output by the call at line 8) reads")
+
+
+def test_a_helper_handed_the_step_output_every_n_steps():
+    assert lint(HELPER.format(call="        if step % 100 == 0:\n            record(history, loss)")) == []
+    assert lint(HELPER.format(call="    record(history, loss)")) == []  # after the loop
+
+
+def test_a_log_interval_that_is_one_in_every_configuration_is_every_step():
+    code = """
+    import argparse
+    import mindspore as ms
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--log_interval", type=int, default=1)
+    args = parser.parse_args()
+    train_step = ms.nn.TrainOneStepCell(net, opt)
+    for step, (x, y) in enumerate(loader):
+        loss = train_step(x, y)
+        if step % args.log_interval == 0:
+            print(f"loss {loss}")
+    """
+    assert lines(code) == [(10, 9)]
+    assert lint(code.replace("default=1", "default=100")) == []
+
+
+def test_a_read_on_rank_zero_only_still_runs_every_step():
+    assert lines(tutorial("""
+        if rank_id == 0:
+            print(f"loss {loss}")
+    """)) == [(18, 13)]
+
+
+# --- silent ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("body", [
+    "if batch % 100 == 0:\n    print(f'loss: {loss.asnumpy():>7f}')",
+    "if (batch + 1) % log_interval == 0 or batch == 0:\n    print(loss)",
+    "if batch % 100:\n    continue\nprint(loss.asnumpy())",
+    "if batch - last_log >= 50:\n    print(float(loss))\n    last_log = batch",
+    "if batch == 0:\n    print('first loss', loss)",
+    "if batch in log_steps:\n    print(loss)",
+    "losses.append(loss)",
+    "running = running + loss",
+    "print('lr', lr.asnumpy(), 'label', label.asnumpy())",
+    "print('step', batch)",
+])
+def test_periodic_reads_and_values_kept_on_the_device_are_silent(body: str):
+    assert lint(tutorial(body)) == []
+
+
+def test_a_read_after_the_step_loop_is_once_per_epoch():
+    code = """
+    import mindspore as ms
+    def train(net, opt, dataset, epochs):
+        train_step = ms.nn.TrainOneStepCell(net, opt)
+        for epoch in range(epochs):
+            for x, y in dataset.create_tuple_iterator():
+                loss = train_step(x, y)
+            print(f"epoch {epoch}: loss {loss.asnumpy()}")
+        print("final", float(loss))
+    if __name__ == "__main__":
+        train(net, opt, dataset, 10)
+    """
+    assert lint(code) == []
+
+
+def test_the_output_of_a_function_that_trains_a_whole_epoch():
+    code = """
+    import mindspore as ms
+    def train_epoch(train_step, dataset):
+        total = 0
+        for x, y in dataset.create_tuple_iterator():
+            total = total + train_step(x, y)
+        return total
+    if __name__ == "__main__":
+        train_step = ms.nn.TrainOneStepCell(net, opt)
+        for epoch in range(10):
+            loss = train_epoch(train_step, dataset)
+            print(f"epoch {epoch} loss {loss.asnumpy()}")
+    """
+    assert lint(code) == []
+
+
+def test_evaluation_loops_and_forward_outputs_are_not_steps():
+    code = """
+    import mindspore as ms
+    if __name__ == "__main__":
+        train_step = ms.nn.TrainOneStepCell(net, opt)
+        for x, y in dataset.create_tuple_iterator():
+            train_step(x, y)
+            fake = generator(x)
+            images.append(fake.asnumpy())
+        for x, y in val.create_tuple_iterator():
+            print(net(x).asnumpy().argmax(1))
+    """
+    assert lint(code) == []
+
+
+def test_a_flag_that_no_configuration_turns_on():
+    code = tutorial("""
+        if args.verbose:
+            print(loss)
+    """).replace("import mindspore as ms\n", "import argparse\nimport mindspore as ms\n"
+                 "parser = argparse.ArgumentParser()\nparser.add_argument('--verbose', type=bool, default=False)\n"
+                 "args = parser.parse_args()\n")
+    assert lint(code) == []
+
+
+def test_a_step_function_called_once_is_not_per_step():
+    code = """
+    import mindspore as ms
+    from model import net, opt
+    grad_fn = ms.value_and_grad(net, None, opt.parameters)
+    def train_step(x, y):
+        loss, grads = grad_fn(x, y)
+        opt(grads)
+        return loss.asnumpy()
+    if __name__ == "__main__":
+        train_step(x, y)
+    """
+    assert lint(code) == []
+
+
+def test_a_loss_monitor_callback_of_model_train_is_not_reported():
+    # MindSpore's own LossMonitor reads the loss at every step (2.10 _handle_loss), and in sink mode step_end runs
+    # once per sink: a custom monitor doing the same is no finding.
+    code = """
+    from mindspore.train import Callback, Model
+    class Monitor(Callback):
+        def step_end(self, run_context):
+            loss = run_context.original_args().net_outputs
+            print("loss", loss.asnumpy())
+    if __name__ == "__main__":
+        Model(net, loss_fn, opt).train(10, dataset, callbacks=[Monitor()])
+    """
+    assert lint(code) == []
+
+
+def test_a_cpu_program_is_not_reported():
+    code = tutorial("print(loss)").replace('if __name__ == "__main__":\n',
+                                           'if __name__ == "__main__":\n    ms.set_context(device_target="CPU")\n')
+    assert lint(code) == []
+
+
+def test_a_gpu_program_is_reported():
+    code = tutorial("print(loss)").replace('if __name__ == "__main__":\n',
+                                           'if __name__ == "__main__":\n    ms.set_context(device_target="GPU")\n')
+    assert len(lint(code)) == 1
+
+
+def test_code_no_training_program_runs(tmp_path):
+    (tmp_path / "loops.py").write_text(textwrap.dedent("""
+    import mindspore as ms
+    def train(net, opt, dataset):
+        train_step = ms.nn.TrainOneStepCell(net, opt)
+        for x, y in dataset.create_tuple_iterator():
+            print(train_step(x, y))
+    """))
+    found = check_folder(str(tmp_path), Settings(), rules=RULE)
+    assert [f for result in found.values() for f in result.findings] == []
