@@ -71,6 +71,8 @@ class Symbol:
     path: str
     name: str
     kind: str  # "function", "class", "module", "variable"
+    #: For a function defined more than once in its file: the scope of the definition meant (else the last).
+    scope: Optional[int] = None
 
 
 @dataclass
@@ -268,7 +270,23 @@ class Project:
         """
         if not call.callee or call.callee.startswith("self.") or call.callee.split(".", 1)[0] == "mindspore":
             return None
-        return self.resolve(call.callee, path)
+        symbol = self.resolve(call.callee, path)
+        if symbol is not None and symbol.kind == "function" and symbol.path == path:
+            scope = self._definition_at(path, symbol.name, call)
+            if scope is not None:
+                return Symbol(symbol.path, symbol.name, symbol.kind, scope)
+        return symbol
+
+    def _definition_at(self, path: str, name: str, call: Call) -> Optional[int]:
+        """Which of several top-level ``def name`` a module-level call runs: the last one before it (a notebook
+        that defines ``create_dataset`` for training, then again for testing). None when there is one def."""
+        facts = self.python[path]
+        scopes = facts.scopes
+        defs = [i for i, s in enumerate(scopes) if s.kind == FUNCTION and s.parent == 0 and s.name == name]
+        if len(defs) < 2 or scopes[call.scope].kind not in (MODULE, MAIN):
+            return None
+        before = [i for i in defs if scopes[i].line <= call.line]
+        return before[-1] if before else None
 
     def _in_project(self, reference: str, path: str) -> bool:
         return self.resolve(reference, path) is not None
@@ -324,7 +342,7 @@ class Project:
     def _symbol_scopes(self, symbol: Symbol) -> Iterator[ScopeRef]:
         facts = self.python[symbol.path]
         if symbol.kind == "function":
-            yield symbol.path, facts.functions[symbol.name]
+            yield symbol.path, self.function_of(symbol)  # type: ignore[misc]
         elif symbol.kind == "class":
             yield from self.construction_scopes((symbol.path, symbol.name))
 
@@ -425,6 +443,8 @@ class Project:
 
     def function_of(self, symbol: Symbol) -> Optional[int]:
         """The scope index of a function symbol."""
+        if symbol.scope is not None:
+            return symbol.scope
         facts = self.python.get(symbol.path)
         return facts.functions.get(symbol.name) if facts is not None and symbol.kind == "function" else None
 

@@ -233,3 +233,27 @@ def test_a_validation_branch_of_the_builder_is_silent():
             data = create_yolox_dataset("coco/train2017", 8, is_training=True)
             Model(net, loss, opt).train(300, data, dataset_sink_mode=True)
     """) == []
+
+
+def test_a_factory_defined_again_later_is_not_the_one_training_called():
+    """U-Net notebook: create_dataset is defined for training (dropping the remainder), then defined again in a
+    later cell for the test set; the training cell ran the first definition."""
+    code = """
+        import mindspore as ms
+        import mindspore.dataset as ds
+        from mindspore.train import Model
+
+        def create_dataset(path, batch_size):
+            return ds.ImageFolderDataset(path).batch(batch_size, drop_remainder={first})
+
+        ms.set_context(mode=ms.GRAPH_MODE, device_target="Ascend")
+        train = create_dataset("train/", 32)
+        Model(net, loss, opt).train(10, train)
+
+        def create_dataset(path, batch_size):
+            return ds.ImageFolderDataset(path).batch(batch_size)
+
+        test = create_dataset("test/", 1)
+    """
+    assert at(code.format(first="True")) == []
+    assert at(code.format(first="False")) == [(6, 12)]
