@@ -98,8 +98,9 @@ class PartialLastBatchInGraphTraining(Rule):
               `batch_size`, a third-party loader).
         """,
         precision="""
-            On the precision benchmark's development set (2026-11-23): 1 finding, worth acting on (a ShuffleNet
-            notebook's CIFAR-10 batches of 128 in sink-mode GRAPH_MODE training) -- one finding measures little.
+            On the precision benchmark's development set (2026-11-23): 3 findings, all worth acting on (ShuffleNet's
+            CIFAR-10 batches of 128 in sink-mode GRAPH_MODE training, U-Net's and WaveNet's jit-compiled loops) --
+            three findings measure little.
             The other kept remainders feeding compiled training there are in GPU or CPU programs (4, left out like
             every Ascend rule's), a validation branch of a shared builder (silent: its guard is read in the
             training call's context), and the library projects pass `drop_remainder` from configs that say True

@@ -117,12 +117,12 @@ class GeneratorDatasetSingleWorker(Rule):
             - datasets that reach no training: eval and export pipelines, datasets built and unused.
         """,
         precision="""
-            On the precision benchmark's development set (2026-11-23): 13 findings, all labelled, 13 worth acting on
+            On the precision benchmark's development set (2026-11-23): 14 findings, all labelled, 14 worth acting on
             (100 %), all in mindspore-courses/applications (COCO, ImageNet, inpainting, optical-flow and pix2pix
             sources that open and decode files in `__getitem__`). mindcv, mindocr and mindyolo pass
-            `num_parallel_workers`; mindformers' dataloaders pass `**kwargs`. Known misses: a notebook that
-            redefines the dataset factory in a later cell, and an `if`/`else` dataset choice the configuration
-            does not decide. See docs/precision.md.
+            `num_parallel_workers`; mindformers' dataloaders pass `**kwargs`. A notebook that redefines its
+            dataset factory in a later cell is read cell by cell: a call uses the definition above it. Known miss:
+            an `if`/`else` dataset choice the configuration does not decide. See docs/precision.md.
         """,
         references=(
             "https://www.mindspore.cn/docs/en/master/api_python/dataset/mindspore.dataset.GeneratorDataset.html",
