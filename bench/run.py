@@ -15,6 +15,8 @@ repository's ``examples/``. If the MindSpore wheel cannot be downloaded,
 says so). Every number is a ratio measured in the same run on the same files, the
 median of ``--repeat`` runs of a real process, so that a busy machine slows both
 sides of a ratio alike; CPU seconds are reported next to wall seconds for that reason.
+The report ends with the same figures set against the last run before the package was
+rewritten into layers (:data:`PREVIOUS`), each marked no worse or worse.
 """
 
 from __future__ import annotations
@@ -125,15 +127,18 @@ def run_once(command: Sequence[str], cwd: Optional[Path] = None, env: Optional[D
 
 def measure_command(
     label: str, command: Sequence[str], repeat: int, warmup: bool = False, before: Optional[Callable[[], None]] = None,
+    cwd: Optional[Path] = None,
 ) -> Measure:
     """Median of ``repeat`` runs (after one unmeasured run, with ``warmup``); ``before`` runs, untimed, before each."""
     if warmup:
-        run_once(command)
+        if before is not None:
+            before()
+        run_once(command, cwd=cwd)
     result = Measure(label)
     for _ in range(repeat):
         if before is not None:
             before()
-        result.samples.append(run_once(command))
+        result.samples.append(run_once(command, cwd=cwd))
     print(result.line(), flush=True)
     return result
 
@@ -273,39 +278,55 @@ def versions(python: Path) -> Dict[str, str]:
 
 # --- the measurements ------------------------------------------------------------------------------------
 
+#: The libcst parse floor: decode each file as ms-perflint does (``sources.decode_python``), then
+#: ``libcst.parse_module`` it. Since the rewrite there is no text prefilter: every Python file of a
+#: project (or named with ``--no-project``) is parsed, so the floor of a run is the parse of all its files.
 PARSE_SCRIPT = """\
 import sys, libcst
-from ms_perflint.engine import decode_source
+from ms_perflint.sources import decode_python
 for path in open(sys.argv[1]).read().splitlines():
-    text = decode_source(open(path, 'rb').read()).text
     try:
+        text = decode_python(open(path, 'rb').read()).text
         libcst.parse_module(text)
     except Exception:
         pass
 """
 
+#: The project index alone: ``ProjectIndex(root, cache_folder).refresh()`` -- the libcst facts of every
+#: file of the project (``-``: in memory, as ``--no-cache`` builds it, one process). Prints how many files
+#: the refresh read and analysed, so that the benchmark can check a warm run only stats files.
 INDEX_SCRIPT = """\
-import sys
+import json, sys
 from ms_perflint.project.index import ProjectIndex
-ProjectIndex(sys.argv[1], persist=sys.argv[2] == "warm").refresh()
+index = ProjectIndex(sys.argv[1], cache_folder=None if sys.argv[2] == "-" else sys.argv[2]).refresh()
+print(json.dumps({"files": len(index.files), "read": index.read_count, "analysed": index.analysed_count}))
 """
 
-CANDIDATES_SCRIPT = """\
-import json, sys
-from ms_perflint.engine import decode_source, enabled_rules, would_parse
-from ms_perflint.settings import Settings
-settings = Settings(project=sys.argv[2] == "project")
-rules = enabled_rules(settings)
-chosen = []
-for path in open(sys.argv[1]).read().splitlines():
-    try:
-        text = decode_source(open(path, 'rb').read()).text
-    except Exception:
-        continue
-    if would_parse(text, path, settings, rules):
-        chosen.append(path)
-print(json.dumps(chosen))
-"""
+#: The figures of the last run before the rewrite into layers (docs/performance.md of commit 26b8929,
+#: benchmark run on 532c8a1: ``--repeat 2 --flake8-fraction 0.2 --fixit-fraction 0.1``). Then a text
+#: prefilter chose which files were parsed (1616 of 2799 per file, 2161 in project mode) and the project
+#: index was a separate ``ast`` pass.
+PREVIOUS_COMMIT = "532c8a1"
+PREVIOUS = {
+    "project_floor": 1.94,       # project mode -j1 / parse of the 2161 files project mode parsed (CPU)
+    "project_all": 1.86,         # project mode -j1 / parse of all files (CPU)
+    "engine_floor": 1.70,        # --no-project -j1 / parse of the 1616 files it parsed (CPU)
+    "us_per_line": 101.4,        # project mode CPU us per line, whole corpus
+    "cached": 0.020,             # cached re-run / --no-cache run, both auto jobs (wall)
+    "edited": 0.288,             # one small file, just edited (s, wall)
+    "no_cache_small": 0.295,     # one small file, --no-cache (s)
+    "cached_small": 0.090,       # one small file, cached (s)
+    "edited_cpu": 0.29,          # the same three, CPU seconds (its raw table: two decimals)
+    "no_cache_small_cpu": 0.29,
+    "cached_small_cpu": 0.09,
+    "j2_engine": 1.91,           # --no-project: -j1 wall / -j2 wall
+    "j2_project": 1.80,          # project mode: -j1 wall / -j2 wall
+    "rss_engine": 315.0,         # --no-project -j1, whole corpus, peak RSS MiB
+    "rss_parse": 322.0,          # parsing all files alone, peak RSS MiB
+    "rss_project": 329.0,        # project mode -j1, whole corpus, peak RSS MiB
+    "flake8_overhead": 0.026,    # flake8 E,F,W with the plugin installed vs without (CPU)
+    "fixit_ratio": 13.4,         # Fixit CPU / ms-perflint CPU, same files
+}
 
 
 def write_list(folder: Path, name: str, files: Sequence[Path]) -> Path:
@@ -316,6 +337,18 @@ def write_list(folder: Path, name: str, files: Sequence[Path]) -> Path:
 
 def cli(python: Path, *args: str) -> List[str]:
     return [str(python), "-m", "ms_perflint", "--isolated", "--quiet", "--exit-zero", *args]
+
+
+def copy_project(files: Sequence[Path], source_root: Path, target: Path) -> List[Path]:
+    """Copy ``files`` (under ``source_root``) into a project of their own at ``target``; returns the copies."""
+    copies = []
+    for path in files:
+        copy = target / path.relative_to(source_root)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, copy)
+        copies.append(copy)
+    _mark_as_project(target)
+    return copies
 
 
 @dataclass
@@ -329,7 +362,10 @@ class Report:
     rows: List[tuple] = field(default_factory=list)  # (what, value, target, met)
     measures: List[Measure] = field(default_factory=list)
     notes: List[str] = field(default_factory=list)
+    #: This run's figures under the keys of :data:`PREVIOUS` (those that could be measured again).
+    figures: Dict[str, float] = field(default_factory=dict)
     command: str = ""
+    commit: str = ""
 
 
 def benchmark(args: argparse.Namespace) -> Report:
@@ -344,30 +380,27 @@ def benchmark(args: argparse.Namespace) -> Report:
     plain = make_venv(venvs / "without-plugin", ["flake8==" + _dev_flake8()])
     tool_versions = versions(plugin)
     everything = write_list(work, "all.txt", files)
-    candidates = [Path(p) for p in json.loads(run_checked([str(plugin), "-c", CANDIDATES_SCRIPT, str(everything), "file"]))]
-    candidate_list = write_list(work, "candidates.txt", candidates)
-    # Project mode also lints files of a MindSpore program that never name MindSpore (config modules).
-    project_candidates = [Path(p) for p in json.loads(run_checked([str(plugin), "-c", CANDIDATES_SCRIPT, str(everything), "project"]))]
-    project_candidate_list = write_list(work, "project-candidates.txt", project_candidates)
-    lines_all, lines_candidates = count_lines(files), count_lines(candidates)
+    lines_all = count_lines(files)
     report = Report(
         machine=machine_info(),
         origins=origins,
         tool_versions=tool_versions,
-        counts={"files": len(files), "lines": lines_all, "candidate_files": len(candidates), "candidate_lines": lines_candidates,
-                "project_candidate_files": len(project_candidates), "project_candidate_lines": count_lines(project_candidates)},
+        counts={"files": len(files), "lines": lines_all},
         command=" ".join(["python", "bench/run.py", *sys.argv[1:]]),
+        commit=_commit(),
     )
-    print(f"corpus: {len(files)} files, {lines_all} lines; {len(candidates)} files ({lines_candidates} lines) can contain findings")
+    print(f"corpus: {len(files)} files, {lines_all} lines (every one is parsed: there is no prefilter)")
     paths = [str(path) for path in files]
     repeat = args.repeat
+    figures = report.figures
 
-    def measure(label: str, command: Sequence[str], repeat: int, warmup: bool = False, before=None) -> Measure:
-        taken = measure_command(label, command, repeat, warmup, before)
+    def measure(label: str, command: Sequence[str], repeat: int, warmup: bool = False, before=None, cwd=None) -> Measure:
+        taken = measure_command(label, command, repeat, warmup, before, cwd)
         report.measures.append(taken)
         return taken
 
     load_before = os.getloadavg()[0]
+    loads = _sample_load()
 
     def alternate(commands: Sequence[Tuple[str, Sequence[str]]]) -> List[Measure]:
         taken = measure_alternating(commands, repeat)
@@ -375,28 +408,32 @@ def benchmark(args: argparse.Namespace) -> Report:
         return taken
 
     print("(a) full run vs libcst parse (alternating)")
-    full, engine, parse_candidates, parse_project = alternate([
+    full, engine, parse_all = alternate([
         ("ms-perflint --no-cache -j1 (all files, project mode)", cli(plugin, "--no-cache", "-j", "1", *paths)),
         ("ms-perflint --no-cache --no-project -j1 (all files)", cli(plugin, "--no-cache", "--no-project", "-j", "1", *paths)),
-        ("libcst parse, files that can contain findings", [str(plugin), "-c", PARSE_SCRIPT, str(candidate_list)]),
-        ("libcst parse, files that can contain findings in project mode", [str(plugin), "-c", PARSE_SCRIPT, str(project_candidate_list)]),
+        ("libcst parse, all files", [str(plugin), "-c", PARSE_SCRIPT, str(everything)]),
     ])
-    parse_all = measure("libcst parse, all files", [str(plugin), "-c", PARSE_SCRIPT, str(everything)], repeat)
     report.notes.append(
-        "The corpus is one project (a pyproject.toml at its top), so the default run is in project mode: it first "
-        "indexes every file with `ast` (facts that cross files), then lints. '--no-project' rows measure the engine "
-        "alone. Rows marked alternating ran their commands in turn, round by round, so that a drift in the "
+        "The corpus is one project (a pyproject.toml at its top), so the default run is in project mode: every file "
+        "of the project gets one libcst pass that records its facts (the project index), then the rules decide for "
+        "the whole project. '--no-project' checks each file as a project of its own. There is no text prefilter any "
+        "more: both modes parse every Python file, so the libcst parse of all files is the floor of both (before the "
+        "rewrite, the floors were the parse of the 2161 files project mode parsed and of the 1616 files the engine "
+        "parsed). Rows measured alternating ran their commands in turn, round by round, so that a drift in the "
         "machine's speed hits all of them alike."
     )
-    report.rows.append(("engine: full run (-j1, --no-project) / libcst parse of the files that can contain findings", _ratio(engine, parse_candidates), "<= 2.0 (CPU)", _met(engine.cpu / parse_candidates.cpu, 2.0)))
-    report.rows.append(("project mode: full run (-j1, index built in memory) / libcst parse of the files that can contain findings in project mode", _ratio(full, parse_project), "<= 2.0 (CPU)", _met(full.cpu / parse_project.cpu, 2.0)))
-    report.rows.append(("project mode: full run (-j1) / libcst parse of the files that can contain findings per file", _ratio(full, parse_candidates), "", ""))
-    report.rows.append(("project mode: full run (-j1) / libcst parse of all files", _ratio(full, parse_all), "", ""))
+    report.rows.append(("project mode: full run (-j1, --no-cache: the index built in memory) / libcst parse of all files "
+                        "(every file is parsed)", _ratio(full, parse_all), "<= 2.0 (CPU)", _met(full.cpu / parse_all.cpu, 2.0)))
+    report.rows.append(("--no-project: full run (-j1, each file alone) / libcst parse of all files",
+                        _ratio(engine, parse_all), "<= 2.0 (CPU)", _met(engine.cpu / parse_all.cpu, 2.0)))
+    figures["project_floor"] = figures["project_all"] = full.cpu / parse_all.cpu
+    figures["engine_floor"] = engine.cpu / parse_all.cpu
     us_line = full.cpu / lines_all * 1e6
-    us_line_parsed = full.cpu / max(1, lines_candidates) * 1e6
-    report.rows.append(("ms-perflint CPU us per line, whole corpus", f"{us_line:.1f}", f"<= {TORCHFIX_US_PER_LINE / 5:.0f} (TorchFix 888 / 5)", _met(us_line, TORCHFIX_US_PER_LINE / 5)))
-    report.rows.append(("ms-perflint CPU us per line of the files it parses", f"{us_line_parsed:.1f}", f"<= {TORCHFIX_US_PER_LINE / 5:.0f}", _met(us_line_parsed, TORCHFIX_US_PER_LINE / 5)))
-    report.rows.append(("speed-up over TorchFix's 888 us/line (whole corpus)", f"{TORCHFIX_US_PER_LINE / us_line:.1f}x", ">= 5x", _met(5, TORCHFIX_US_PER_LINE / us_line)))
+    figures["us_per_line"] = us_line
+    report.rows.append(("ms-perflint CPU us per line, whole corpus (project mode)", f"{us_line:.1f}",
+                        f"<= {TORCHFIX_US_PER_LINE / 5:.0f} (TorchFix 888 / 5)", _met(us_line, TORCHFIX_US_PER_LINE / 5)))
+    report.rows.append(("speed-up over TorchFix's 888 us/line (whole corpus)", f"{TORCHFIX_US_PER_LINE / us_line:.1f}x",
+                        ">= 5x", _met(5, TORCHFIX_US_PER_LINE / us_line)))
 
     print("(b) cached re-run")
     cache_dir = work / "cache"
@@ -404,36 +441,69 @@ def benchmark(args: argparse.Namespace) -> Report:
     run_once(cli(plugin, "--cache-dir", str(cache_dir), *paths))  # fills the cache
     cached = measure("ms-perflint, every file cached", cli(plugin, "--cache-dir", str(cache_dir), *paths), repeat)
     report.rows.append(("cached re-run / full run (auto jobs)", _ratio(cached, auto, percent=True), "<= 5%", _met(cached.wall / auto.wall, 0.05)))
+    figures["cached"] = cached.wall / auto.wall
+    report.notes.append(
+        "A cached re-run stats every file of the project against the index's manifest, finds the project's "
+        "decisions (the rules' findings) stored under the index digest, then reads and hashes each named file and "
+        "decodes those with findings to place them; it loads no facts and runs no rule."
+    )
 
     print("(g) the project index alone")
     index_root = corpus / "src"
-    index_cold = measure("project index of the corpus, built in memory", [str(plugin), "-c", INDEX_SCRIPT, str(index_root), "cold"], repeat)
-    run_checked([str(plugin), "-c", INDEX_SCRIPT, str(index_root), "warm"])  # persisted by the cached runs above, or now
-    index_warm = measure("project index of the corpus, unchanged since the last run", [str(plugin), "-c", INDEX_SCRIPT, str(index_root), "warm"], repeat)
-    report.rows.append(("project index, built from scratch / project-mode full run (CPU)", f"{index_cold.cpu:.1f} s = {index_cold.cpu / full.cpu:.0%}", "", ""))
-    report.rows.append(("project index, unchanged tree (stat only) (s)", f"{index_warm.wall:.2f}", "", ""))
+    index_cold = measure("project index of the corpus (libcst facts of every file), built in memory, one process",
+                         [str(plugin), "-c", INDEX_SCRIPT, str(index_root), "-"], repeat)
+    warm_counts = json.loads(run_checked([str(plugin), "-c", INDEX_SCRIPT, str(index_root), str(cache_dir)]))  # stored by (b)
+    warm_counts = json.loads(run_checked([str(plugin), "-c", INDEX_SCRIPT, str(index_root), str(cache_dir)]))
+    if warm_counts["read"] or warm_counts["analysed"]:
+        raise RuntimeError(f"the warm index re-read files: {warm_counts}")
+    index_warm = measure("project index of the corpus, unchanged since the last run (stat pass)",
+                         [str(plugin), "-c", INDEX_SCRIPT, str(index_root), str(cache_dir)], repeat)
+    report.rows.append(("project index (the libcst facts of every file) built from scratch, one process / "
+                        "project-mode full run (CPU)", f"{index_cold.cpu:.1f} s = {index_cold.cpu / full.cpu:.0%}", "", ""))
+    report.rows.append(("project index, unchanged tree: the cached re-run's stat pass (s)", f"{index_warm.wall:.2f}", "", ""))
+    report.notes.append(
+        f"The project index is no longer a separate `ast` pass: it is the store of each file's libcst facts, so "
+        f"building it from scratch is the cold analysis of every file ({warm_counts['files']} indexed files), and "
+        "the rest of a full run is deciding the rules and reporting. The warm row refreshes the index the cached "
+        "runs of (b) stored; the benchmark checks that it read and analysed no file."
+    )
 
     print("(c) flake8")
     flake_files = [str(path) for path in subset(files, args.flake8_fraction)]
     flake_lines = count_lines([Path(p) for p in flake_files])
-    report.notes.append(f"flake8 rows use a {args.flake8_fraction:.0%} sample of the corpus ({len(flake_files)} files, {flake_lines} lines), one process (-j1).")
     flake8 = lambda python, select: [str(python), "-m", "flake8", "--isolated", "-j", "1", "--exit-zero", "--select", select, *flake_files]  # noqa: E731
     efw_plain, efw_plugin = alternate([
         ("flake8 --select E,F,W (no plugin installed)", flake8(plain, "E,F,W")),
         ("flake8 --select E,F,W (plugin installed)", flake8(plugin, "E,F,W")),
     ])
-    msp = measure("flake8 --select MSP (plugin installed)", flake8(plugin, "MSP"), repeat)
+    # The plugin keeps its cache in .ms_perflint_cache of the project of flake8's working folder: a fresh
+    # folder outside any project, emptied before each cold run.
+    flake8_cwd = Path(tempfile.mkdtemp(prefix="ms-perflint-bench-flake8-"))
+    plugin_cache = flake8_cwd / ".ms_perflint_cache"
+    msp = measure("flake8 --select MSP (plugin installed, no cache)", flake8(plugin, "MSP"), repeat,
+                  before=lambda: shutil.rmtree(plugin_cache, ignore_errors=True), cwd=flake8_cwd)
+    msp_cached = measure("flake8 --select MSP (plugin installed, cached)", flake8(plugin, "MSP"), repeat, cwd=flake8_cwd)
+    shutil.rmtree(flake8_cwd, ignore_errors=True)
     overhead = efw_plugin.cpu / efw_plain.cpu - 1
+    figures["flake8_overhead"] = overhead
     report.rows.append(("flake8 E,F,W with plugin installed vs without (CPU)", f"{overhead:+.1%}", "<= +5%", _met(overhead, 0.05)))
-    report.rows.append(("flake8 --select MSP / flake8 E,F,W without plugin (CPU)", _ratio(msp, efw_plain, cpu=True), "", ""))
+    report.rows.append(("flake8 --select MSP, no cache / flake8 E,F,W without plugin (CPU)", _ratio(msp, efw_plain, cpu=True), "", ""))
+    report.rows.append(("flake8 --select MSP, cached / flake8 E,F,W without plugin (CPU)", _ratio(msp_cached, efw_plain, cpu=True), "", ""))
+    report.notes.append(
+        f"flake8 rows use a {args.flake8_fraction:.0%} sample of the corpus ({len(flake_files)} files, {flake_lines} "
+        "lines), one process (-j1). The plugin checks each file with its project, as the CLI does, so its first file "
+        "indexes the whole corpus project (every file, not only the sample); 'no cache' empties the plugin's cache "
+        "before each run, 'cached' keeps what the previous run stored."
+    )
 
     print("(d) start-up for one small file")
-    start_rows = start_up(work, plugin, max(repeat, 5), measure)
+    start_rows = start_up(work, plugin, max(repeat, 5), measure, figures)
     report.rows += start_rows
     report.notes.append(
         "Start-up rows lint one small file inside a copy of examples/ (a project of its own, so the project "
         "index is part of the cost). 'Just edited' changes the file before each run, as a pre-commit hook sees it: "
-        "the result cache misses and the index re-reads that one file; '--no-cache' builds the index in memory."
+        "the index re-analyses that one file and the project's rules decide again from the stored facts; "
+        "'--no-cache' analyses every file of the small project in memory."
     )
 
     print("(e) jobs and memory")
@@ -444,28 +514,50 @@ def benchmark(args: argparse.Namespace) -> Report:
         ("ms-perflint --no-cache -j1 (all files, project mode)", cli(plugin, "--no-cache", "-j", "1", *paths)),
         ("ms-perflint --no-cache -j2 (all files, project mode)", cli(plugin, "--no-cache", "-j", "2", *paths)),
     ])
-    report.rows.append(("engine: --jobs 2 speed-up over --jobs 1 (wall)", f"{one.wall / two.wall:.2f}x", ">= 1.7x", _met(1.7, one.wall / two.wall)))
-    report.rows.append(("project mode: --jobs 2 speed-up over --jobs 1 (wall; the index is built once, before forking)",
+    figures["j2_engine"] = one.wall / two.wall
+    figures["j2_project"] = project_one.wall / project_two.wall
+    report.rows.append(("--no-project: --jobs 2 speed-up over --jobs 1 (wall)", f"{one.wall / two.wall:.2f}x", ">= 1.7x", _met(1.7, one.wall / two.wall)))
+    report.rows.append(("project mode: --jobs 2 speed-up over --jobs 1 (wall; the index's analysis is spread over the "
+                        "workers, the rules decide in the parent)",
                         f"{project_one.wall / project_two.wall:.2f}x", ">= 1.7x", _met(1.7, project_one.wall / project_two.wall)))
-    # Peak memory is set by the largest single file's tree (nothing accumulates across files), so each
-    # step is compared with a process that only parses the same files.
+    # Per file, peak memory is set by the largest single file's tree (nothing accumulates across files), so
+    # each step is compared with a process that only parses the same files. Project mode also holds every
+    # file's facts: each step is a project of its own (a copy of the same files), so that the index grows
+    # with it.
     for fraction in (0.25, 0.5, 1.0):
         part = subset(files, fraction)
         names = [str(path) for path in part]
         biggest = max(part, key=lambda path: path.stat().st_size)
-        ours = engine if fraction == 1.0 else measure(f"ms-perflint --no-cache --no-project -j1, {fraction:.0%} of the files ({len(part)})", cli(plugin, "--no-cache", "--no-project", "-j", "1", *names), 1)
-        floor = parse_all if fraction == 1.0 else measure(f"libcst parse, {fraction:.0%} of the files", [str(plugin), "-c", PARSE_SCRIPT, str(write_list(work, f"part{fraction}.txt", part))], 1)
+        if fraction == 1.0:
+            ours, floor, whole = engine, parse_all, full
+        else:
+            ours = measure(f"ms-perflint --no-cache --no-project -j1, {fraction:.0%} of the files ({len(part)})", cli(plugin, "--no-cache", "--no-project", "-j", "1", *names), 1)
+            floor = measure(f"libcst parse, {fraction:.0%} of the files", [str(plugin), "-c", PARSE_SCRIPT, str(write_list(work, f"part{fraction}.txt", part))], 1)
+            copies = copy_project(part, corpus / "src", work / f"project-{fraction}")
+            whole = measure(f"ms-perflint --no-cache -j1, project mode, a project of {fraction:.0%} of the files",
+                            cli(plugin, "--no-cache", "-j", "1", *map(str, copies)), 1)
+            shutil.rmtree(work / f"project-{fraction}", ignore_errors=True)
         report.rows.append((
-            f"peak RSS, {fraction:.0%} of the corpus: ms-perflint -j1 / parsing alone",
-            f"{ours.max_rss_mib:.0f} / {floor.max_rss_mib:.0f} MiB (largest file {biggest.stat().st_size // 1024} KiB)",
-            "flat: ms-perflint <= 1.2x parsing alone",
+            f"peak RSS, {fraction:.0%} of the corpus: --no-project -j1 / project mode -j1 / parsing alone",
+            f"{ours.max_rss_mib:.0f} / {whole.max_rss_mib:.0f} / {floor.max_rss_mib:.0f} MiB (largest file {biggest.stat().st_size // 1024} KiB)",
+            "flat: --no-project <= 1.2x parsing alone",
             _met(ours.max_rss_mib / floor.max_rss_mib, 1.2),
         ))
-    report.rows.append(("peak RSS of the largest process, -j2 (all files)", f"{two.max_rss_mib:.0f} MiB", "", ""))
+    figures["rss_engine"], figures["rss_parse"], figures["rss_project"] = engine.max_rss_mib, parse_all.max_rss_mib, full.max_rss_mib
+    report.rows.append(("peak RSS of the largest process, -j2 (all files, project mode)", f"{project_two.max_rss_mib:.0f} MiB", "", ""))
+    report.notes.append(
+        "Peak RSS is of the largest single process (ru_maxrss of the run and its waited children). The 25% and 50% "
+        "project-mode figures are copies of those files made into projects of their own."
+    )
 
+    fixit = None
     if not args.skip_fixit:
         print("(f) Fixit")
-        fixit = make_venv(venvs / "fixit", ["fixit"])
+        try:
+            fixit = make_venv(venvs / "fixit", ["fixit"])
+        except RuntimeError as error:  # the rest of the report stands without it
+            report.notes.append(f"Fixit was not timed: it could not be installed ({str(error).splitlines()[0]}).")
+    if fixit is not None:
         report.tool_versions["fixit"] = versions(fixit).get("fixit", "?")
         # Fixit skips files git ignores (bench/.corpus is), so both tools get a copy outside the repository.
         outside = Path(tempfile.mkdtemp(prefix="ms-perflint-bench-fixit-"))
@@ -478,23 +570,51 @@ def benchmark(args: argparse.Namespace) -> Report:
         fixit_lines = count_lines([Path(p) for p in fixit_files])
         ours = measure(f"ms-perflint --no-cache -j1, Fixit's sample ({len(fixit_files)} files)", cli(plugin, "--no-cache", "-j", "1", *fixit_files), repeat)
         theirs = measure("fixit lint (built-in rules), same files", [str(fixit), "-m", "fixit", "lint", *fixit_files], repeat)
+        figures["fixit_ratio"] = theirs.cpu / ours.cpu
         report.rows.append(("Fixit CPU us per line (its built-in rules)", f"{theirs.cpu / fixit_lines * 1e6:.1f}", "", ""))
         report.rows.append(("Fixit / ms-perflint (CPU, same files)", f"{theirs.cpu / ours.cpu:.1f}x", "", ""))
         said = subprocess.run([str(fixit), "-m", "fixit", "lint", *fixit_files], capture_output=True, text=True)
         summary = (said.stdout + said.stderr).strip().splitlines()[-1:] or ["(no output)"]
         report.notes.append(
             f"Fixit rows use a {args.fixit_fraction:.0%} sample ({len(fixit_files)} files, {fixit_lines} lines), copied outside "
-            f"the repository because Fixit skips git-ignored files; Fixit's own summary: {summary[0]!r}. "
-            "Fixit runs its own worker processes, so compare CPU seconds."
+            f"the repository because Fixit skips git-ignored files (the copies are in no project, so ms-perflint checks "
+            f"each file alone); Fixit's own summary: {summary[0]!r}. Fixit runs its own worker processes, so compare CPU seconds."
         )
         shutil.rmtree(outside, ignore_errors=True)
+    elif args.skip_fixit:
+        report.notes.append("Fixit was not timed in this run (--skip-fixit).")
 
-    report.notes.append(f"load average (1 min) before the run: {load_before:.2f}, after: {os.getloadavg()[0]:.2f}")
+    report.notes.append(
+        f"load average (1 min) before the run: {load_before:.2f}, after: {os.getloadavg()[0]:.2f}; sampled every "
+        f"{LOAD_EVERY} s during the run ({len(loads)} samples): min {min(loads, default=0):.2f}, median "
+        f"{statistics.median(loads) if loads else 0:.2f}, max {max(loads, default=0):.2f}. The benchmark itself "
+        "keeps one core busy (two in -j2 and auto-jobs rows); more than that is other work on the shared machine, "
+        "which slows wall seconds more than CPU seconds."
+    )
     shutil.rmtree(work, ignore_errors=True)
     return report
 
 
-def start_up(work: Path, plugin: Path, repeat: int, measure: Callable[..., Measure]) -> List[tuple]:
+#: Seconds between two samples of the load average while the benchmark runs.
+LOAD_EVERY = 30
+
+
+def _sample_load() -> List[float]:
+    """A list a daemon thread appends the 1-minute load average to, every :data:`LOAD_EVERY` seconds."""
+    import threading
+
+    samples: List[float] = []
+
+    def sample() -> None:
+        while True:
+            samples.append(os.getloadavg()[0])
+            time.sleep(LOAD_EVERY)
+
+    threading.Thread(target=sample, daemon=True).start()
+    return samples
+
+
+def start_up(work: Path, plugin: Path, repeat: int, measure: Callable[..., Measure], figures: Dict[str, float]) -> List[tuple]:
     """(d): one small MindSpore file in a small project, the way pre-commit hands it over; the report's rows."""
     project = work / "precommit"
     shutil.copytree(REPO / "examples", project)
@@ -513,10 +633,12 @@ def start_up(work: Path, plugin: Path, repeat: int, measure: Callable[..., Measu
     cached = measure("one small file, cached", command, repeat)
     cold = measure("one small file, --no-cache", cli(plugin, "--no-cache", str(small)), repeat, warmup=True)
     measure("ms-perflint --version (interpreter + CLI import)", [str(plugin), "-m", "ms_perflint", "--version"], repeat)
+    figures.update(edited=edited.wall, no_cache_small=cold.wall, cached_small=cached.wall,
+                   edited_cpu=edited.cpu, no_cache_small_cpu=cold.cpu, cached_small_cpu=cached.cpu)
     return [
-        ("one small file via the CLI, just edited, in a project (s)", f"{edited.wall:.3f}", "<= 0.35", _met(edited.wall, 0.35)),
-        ("one small file via the CLI, --no-cache (s)", f"{cold.wall:.3f}", "<= 0.35", _met(cold.wall, 0.35)),
-        ("one small file via the CLI, cached (s)", f"{cached.wall:.3f}", "<= 0.35", _met(cached.wall, 0.35)),
+        ("one small file via the CLI, just edited, in a project (s)", f"{edited.wall:.3f} (CPU {edited.cpu:.3f})", "<= 0.35", _met(edited.wall, 0.35)),
+        ("one small file via the CLI, --no-cache (s)", f"{cold.wall:.3f} (CPU {cold.cpu:.3f})", "<= 0.35", _met(cold.wall, 0.35)),
+        ("one small file via the CLI, cached (s)", f"{cached.wall:.3f} (CPU {cached.cpu:.3f})", "<= 0.35", _met(cached.wall, 0.35)),
     ]
 
 
@@ -532,6 +654,16 @@ def _ratio(numerator: Measure, denominator: Measure, percent: bool = False, cpu:
 
 def _met(value: float, limit: float) -> str:
     return "met" if value <= limit else "NOT met"
+
+
+def _commit() -> str:
+    """The checkout's commit (short), with ``+changes`` when its tracked files differ from it."""
+    try:
+        commit = run_checked(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"]).strip()
+        dirty = run_checked(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"]).strip()
+    except (OSError, RuntimeError):
+        return "unknown"
+    return commit + (" +changes" if dirty else "")
 
 
 def _dev_flake8() -> str:
@@ -578,18 +710,27 @@ def render(report: Report) -> str:
     out += [f"- {name}: {origin}" for name, origin in report.origins.items()]
     counts = report.counts
     out += [
-        f"- {counts['files']} files, {counts['lines']} lines; {counts['candidate_files']} files "
-        f"({counts['candidate_lines']} lines) contain a MindSpore name and a rule marker, so only those are parsed "
-        f"per file; in project mode {counts['project_candidate_files']} files ({counts['project_candidate_lines']} lines) "
-        "can contain findings (config modules of MindSpore programs too) and are parsed.",
+        f"- {counts['files']} files, {counts['lines']} lines; every file is parsed by libcst, in project mode and with "
+        "`--no-project` alike (the text prefilter of earlier versions is gone).",
         "",
         "## Results",
+        "",
+        f"Benchmark run on commit {report.commit}.",
         "",
         "| what | measured | target | |",
         "|---|---|---|---|",
     ]
     out += [f"| {what} | {value} | {target} | {met} |" for what, value, target, met in report.rows]
     out += ["", "Notes:", ""] + [f"- {note}" for note in report.notes]
+    out += ["", f"## Against the previous run (commit {PREVIOUS_COMMIT}, before the rewrite into layers)", ""]
+    out += [
+        "The same figures from the last benchmark run before the package was rewritten (its own ratios, measured",
+        "in its own run); 'no worse' and 'WORSE' compare the numbers as they are, with no allowance for noise.",
+        "",
+        "| figure | before | now | better is | |",
+        "|---|---|---|---|---|",
+    ]
+    out += [f"| {what} | {before} | {now} | {better} | {verdict} |" for what, before, now, better, verdict in comparison(report.figures)]
     out += ["", "## Raw measurements (median wall s, median CPU s of the process tree, peak RSS MiB)", ""]
     out += ["| run | wall s | CPU s | peak RSS MiB |", "|---|---|---|---|"]
     out += [f"| {m.label} | {m.wall:.2f} | {m.cpu:.2f} | {m.max_rss_mib:.0f} |" for m in report.measures]
@@ -598,33 +739,82 @@ def render(report: Report) -> str:
     return "\n".join(out) + "\n"
 
 
+#: How each figure of :data:`PREVIOUS` is shown and which way is better: (key, what, format, lower is better).
+COMPARED = (
+    ("project_floor", "project mode -j1 / its parse floor (CPU); floor then: the 2161 files it parsed, now: all files",
+     "{:.2f}x", True),
+    ("project_all", "project mode -j1 / libcst parse of all files (CPU)", "{:.2f}x", True),
+    ("engine_floor", "--no-project -j1 / its parse floor (CPU); floor then: the 1616 files it parsed, now: all files",
+     "{:.2f}x", True),
+    ("us_per_line", "project mode CPU us per line, whole corpus", "{:.1f}", True),
+    ("cached", "cached re-run / full run (auto jobs, wall)", "{:.1%}", True),
+    ("edited", "one small file, just edited, in a project (s)", "{:.3f}", True),
+    ("no_cache_small", "one small file, --no-cache (s)", "{:.3f}", True),
+    ("cached_small", "one small file, cached (s)", "{:.3f}", True),
+    ("edited_cpu", "one small file, just edited, in a project (CPU s)", "{:.2f}", True),
+    ("no_cache_small_cpu", "one small file, --no-cache (CPU s)", "{:.2f}", True),
+    ("cached_small_cpu", "one small file, cached (CPU s)", "{:.2f}", True),
+    ("j2_engine", "--no-project: -j2 speed-up over -j1 (wall)", "{:.2f}x", False),
+    ("j2_project", "project mode: -j2 speed-up over -j1 (wall)", "{:.2f}x", False),
+    ("rss_engine", "peak RSS, --no-project -j1, whole corpus (MiB)", "{:.0f}", True),
+    ("rss_project", "peak RSS, project mode -j1, whole corpus (MiB)", "{:.0f}", True),
+    ("rss_parse", "peak RSS, parsing all files alone (MiB; the floor, not ms-perflint)", "{:.0f}", True),
+    ("flake8_overhead", "flake8 E,F,W with the plugin installed vs without (CPU)", "{:+.1%}", True),
+    ("fixit_ratio", "Fixit / ms-perflint (CPU, same files)", "{:.1f}x", False),
+)
+
+
+def comparison(figures: Dict[str, float]) -> List[Tuple[str, str, str, str, str]]:
+    """Rows (what, before, now, better is, verdict) for the figures of :data:`PREVIOUS` measured again."""
+    rows = []
+    for key, what, form, lower_is_better in COMPARED:
+        before = PREVIOUS[key]
+        if key not in figures:
+            rows.append((what, form.format(before), "not measured", "", ""))
+            continue
+        now = figures[key]
+        worse = now > before if lower_is_better else now < before
+        change = (now - before) / abs(before) if before else 0.0
+        verdict = f"WORSE ({change:+.0%})" if worse else "no worse"
+        if key == "flake8_overhead" and worse:  # a difference of percentages: show it in points
+            verdict = f"WORSE ({(now - before) * 100:+.1f} points)"
+        rows.append((what, form.format(before), form.format(now), "lower" if lower_is_better else "higher", verdict))
+    return rows
+
+
 #: Everything after this line in docs/performance.md is written by hand (the reading of the numbers) and kept.
 KEPT_MARKER = "<!-- everything below is written by hand and kept by bench/run.py -->"
 
 HOW_IT_IS_FAST = """\
 ## Where the time goes, and what keeps it low
 
-- **Prefilter.** A file is parsed only when its text names a MindSpore package and a marker of an
-  enabled rule (`Rule.markers`). Everything else costs a read and a substring search.
-  `tests/test_prefilter.py` lints every fixture and rule example with the prefilter forced open,
-  for all rules and for each rule alone, and requires identical findings.
+- **One libcst pass per file.** Every Python file (a notebook: its code cells) is parsed once and
+  walked once by one visitor that records plain facts (`ms_perflint/analysis/python.py`): scopes,
+  calls with their argument values, classes, loops, guards, config entries. The rules never see a
+  tree; they decide from the facts. There is no text prefilter: a file that never names MindSpore
+  can still be part of a MindSpore program (a config module), so every file is parsed.
+- **A guard before the parser.** `ms_perflint/sources/guard.py` scans brackets with one regular
+  expression and asks `ast` only when a file looks deeply nested, so hostile input cannot crash or
+  stall libcst; ordinary files pay for the scan only.
 - **One read-only walk.** libcst's `Module.visit` rebuilds every node it passes, even for a
-  visitor that changes nothing; `ms_perflint/walker.py` calls the same `on_visit`/`on_leave` in the
-  same order without copying (about 5x cheaper; `tests/test_walker.py` compares the event streams).
-- **Positions for findings only.** `PositionProvider` records a range for every node of the module
-  (more than the parse itself); `ms_perflint/positions.py` regenerates the code once and records only
-  the reported nodes (about 8x cheaper, identical ranges: `tests/test_positions.py`).
-- **Cache.** Results are keyed by the file's bytes, the tool (version, Python, libcst, the package's
-  own sources) and the settings, in `.ms_perflint_cache/` (`--no-cache`, `--cache-dir`). A fully
-  cached run reads and hashes each file and never imports libcst.
-- **Pool.** `--jobs` (default: one worker per 8 files to lint, at most one per core) forks workers
-  that read, lint and cache files themselves and send back plain records; output order never
-  depends on scheduling.
-- **Project index.** Facts that cross files come from one `ast` pass per file (about a third of it
-  is `ast.parse`), kept in `.ms_perflint_cache/` by content hash: an unchanged tree costs a `stat`
-  per file. A pool builds or loads it once in the parent process, and forked workers inherit it.
+  visitor that changes nothing; `ms_perflint/analysis/walker.py` calls the same `on_visit`/`on_leave`
+  in the same order without copying, and passes whitespace and punctuation by (`tests/test_walker.py`
+  compares the event streams).
+- **Positions for recorded nodes only.** `PositionProvider` records a range for every node of the
+  module (more than the parse itself); `ms_perflint/analysis/positions.py` regenerates the code once
+  and records only the nodes the facts need (identical ranges: `tests/test_positions.py`).
+- **Caches.** In `.ms_perflint_cache/` (`--no-cache` keeps everything in memory, `--cache-dir`
+  moves it): the project index's manifest (each file's size, modification time and content hash),
+  each file's facts keyed by its content, its path and the analysis code, and the project's
+  decisions keyed by the index digest, the rules, the settings and the tool's own sources. A re-run
+  of an unchanged project stats each file, finds its decisions stored, and loads no facts and runs
+  no rule; a just-edited file is analysed again and the rules decide from the stored facts.
+- **Pool.** `--jobs` (default: one worker per 8 files to analyse, at most one per core) forks
+  workers that analyse the index's files, largest first, and send back plain facts; the rules then
+  decide once, in the parent. A worker that crashes costs a re-run of the files it had started,
+  each alone. With `--no-project` each file is checked alone in the main process.
 - **flake8.** The plugin asks flake8 which MSP codes are selected and returns at once when none is;
-  `tests/test_prefilter.py` checks that `flake8 --select E,F,W` never imports libcst.
+  `tests/test_flake8.py` checks that `flake8 --select E,F,W` never imports libcst.
 """
 
 
@@ -645,6 +835,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print()
     for what, value, target, met in report.rows:
         print(f"{what:<62} {value:>28}  {target:<24} {met}")
+    print(f"\nagainst {PREVIOUS_COMMIT}:")
+    for what, before, now, _, verdict in comparison(report.figures):
+        print(f"{what:<62} {before:>10} -> {now:>10}  {verdict}")
     if args.no_write:
         print(text)
     else:
