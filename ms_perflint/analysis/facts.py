@@ -136,6 +136,8 @@ class Call:
     end: int = 0
     #: Where a keyword argument can be appended, keeping the call's layout: (offset, before, after).
     insert: Optional[Tuple[int, str, str]] = None
+    #: The call is a decorator (``@register(...)``): it runs where the definition is made, to decorate it.
+    decorator: bool = False
 
     def argument(self, keyword: str, position: Optional[int] = None) -> Optional[Value]:
         """The value bound to a parameter, by keyword or position (None when not passed or unknowable)."""
@@ -174,6 +176,8 @@ class Call:
             data["target"] = self.target
         if self.insert is not None:
             data["insert"] = list(self.insert)
+        if self.decorator:
+            data["decorator"] = True
         return data
 
     @classmethod
@@ -190,6 +194,7 @@ class Call:
             guards=tuple((Value.from_json(v), bool(h)) for v, h in data.get("guards", [])),
             target=data.get("target", ""), line=line, column=column, end_line=end_line, end_column=end_column,
             start=start, end=end, insert=(insert[0], insert[1], insert[2]) if insert else None,
+            decorator=bool(data.get("decorator", False)),
         )
 
 

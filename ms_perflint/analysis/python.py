@@ -234,6 +234,7 @@ class _Collector(cst.CSTVisitor):
             call_id = self._call(expression)
             if call_id is not None:
                 call = self.facts.calls[call_id]
+                call.decorator = True
                 return call.callee or (f"{call.receiver.data}.{call.method}" if call.receiver is not None
                                        and call.receiver.kind == REF else "")
             expression = expression.func

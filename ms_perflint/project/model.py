@@ -126,6 +126,7 @@ class Project:
         self._instances: Dict[Tuple[str, int, int], FrozenSet[ClassRef]] = {}
         self._memo: Dict[object, object] = {}
         self._qualified: Dict[Tuple[str, str], str] = {}
+        self._named_calls: Optional[Dict[str, List[Tuple[str, Call]]]] = None
 
     # --- names --------------------------------------------------------------------------------
 
@@ -308,6 +309,27 @@ class Project:
                 found = ms.canonical_name(callee)
             self._qualified[key] = found
         return found
+
+    def calls_named(self, names: Iterable[str]) -> List[Tuple[str, Call]]:
+        """Every call in the project whose catalogue name is one of ``names``, by file, then in source order.
+
+        The index is built once per project, so a question asked for every program costs what it finds,
+        not a walk over every call of every file the program reaches.
+        """
+        if self._named_calls is None:
+            index: Dict[str, List[Tuple[str, Call]]] = {}
+            for path, facts in sorted(self.python.items()):
+                for call in facts.calls:
+                    qualified = self.qualified(path, call)
+                    if qualified:
+                        index.setdefault(qualified, []).append((path, call))
+            self._named_calls = index
+        found = [pair for name in set(names) for pair in self._named_calls.get(name, ())]
+        return sorted(found, key=lambda pair: (pair[0], pair[1].id)) if len(set(names)) > 1 else found
+
+    def program_calls(self, program: Program, names: Iterable[str]) -> List[Tuple[str, Call]]:
+        """The calls named one of ``names`` (catalogue names) that ``program`` runs, by file, then in source order."""
+        return [(path, call) for path, call in self.calls_named(names) if (path, call.scope) in program.scopes]
 
     def targets(self, path: str, call: Call) -> Tuple[ScopeRef, ...]:
         """The scopes a call enters."""
@@ -539,7 +561,13 @@ class Project:
         return found
 
     def _runs_as_script(self, path: str, call: Call) -> bool:
-        """A module-level call only a script makes: training, or a MindSpore function with effects."""
+        """A module-level call only a script makes: training, or a MindSpore function with effects.
+
+        A decorator (``@op_info_register(...)``, ``@constexpr``) runs where a library defines a function: it
+        makes no module a script.
+        """
+        if call.decorator:
+            return False
         if self.is_training_call(path, call):
             return True
         qualified = self.qualified(path, call)

@@ -115,6 +115,7 @@ class Values:
         self._configs: Dict[str, Dict[str, List[Known]]] = {}
         self._live: Dict[str, Set[ScopeRef]] = {}
         self._scope_calls: Dict[str, Dict[int, List[Call]]] = {}
+        self._file_config_entries: Dict[str, Tuple[List[Tuple[str, Known]], List[Tuple[int, str, Known]]]] = {}
 
     # --- resolving ------------------------------------------------------------------------------
 
@@ -512,33 +513,31 @@ class Values:
         return values
 
     def _python_configs(self, path: str, program: Optional[Program], values: Dict[str, List[Known]]) -> None:
-        facts = self.project.python.get(path)
-        if facts is None:
-            return
-        for entry in facts.config:
-            if entry.owner != "env" and entry.value.kind == LIT:
-                values.setdefault(entry.key, []).append(
-                    Known(entry.value.data, where(path, entry.value), _config_source(entry)))
-        for call in facts.calls:
-            if program is not None and (path, call.scope) not in program.scopes:
-                continue
-            if call.method == "add_argument":
-                self._argparse(path, call, values)
-            elif call.method == "set_defaults":
-                for key, value in call.kwargs.items():
-                    if value.kind == LIT:
-                        values.setdefault(key, []).append(Known(value.data, where(path, value), "argparse default"))
+        written, defaults = self._file_configs(path)
+        for key, known in written:
+            values.setdefault(key, []).append(known)
+        for scope, key, known in defaults:
+            if program is None or (path, scope) in program.scopes:
+                values.setdefault(key, []).append(known)
 
-    def _argparse(self, path: str, call: Call, values: Dict[str, List[Known]]) -> None:
-        key = argparse_dest(call)
-        if key is None:
-            return
-        default = call.kwargs.get("default")
-        action = call.kwargs.get("action")
-        if action is not None and not (action.kind == LIT and action.data in ("store", None)):
-            return  # a switch (store_true, ...) exists to be flipped on the command line: its default is no config
-        if default is not None and default.kind == LIT:
-            values.setdefault(key, []).append(Known(default.data, where(path, default), "argparse default"))
+    def _file_configs(self, path: str) -> Tuple[List[Tuple[str, Known]], List[Tuple[int, str, Known]]]:
+        """A file's config values, read once: ``(key, value)`` written in config objects, and ``(scope, key,
+        value)`` of argparse defaults, which count for a program only when it runs their scope."""
+        if path not in self._file_config_entries:
+            written: List[Tuple[str, Known]] = []
+            defaults: List[Tuple[int, str, Known]] = []
+            facts = self.project.python.get(path)
+            for entry in facts.config if facts is not None else ():
+                if entry.owner != "env" and entry.value.kind == LIT:
+                    written.append((entry.key, Known(entry.value.data, where(path, entry.value), _config_source(entry))))
+            for call in facts.calls if facts is not None else ():
+                if call.method == "add_argument":
+                    defaults.extend((call.scope, key, known) for key, known in _argparse_default(path, call))
+                elif call.method == "set_defaults":
+                    defaults.extend((call.scope, key, Known(value.data, where(path, value), "argparse default"))
+                                    for key, value in call.kwargs.items() if value.kind == LIT)
+            self._file_config_entries[path] = (written, defaults)
+        return self._file_config_entries[path]
 
     def shell_belongs(self, shell_path: str, entry: str) -> bool:
         """A launch script runs an entry of its own tree: the entry lives under the script's folder (or the folder
@@ -619,6 +618,20 @@ def _plain(value: Any) -> Any:
     return value.name if isinstance(value, Ref) else value
 
 
+def _argparse_default(path: str, call: Call) -> List[Tuple[str, Known]]:
+    """The default an ``add_argument`` call gives its destination (none for switches and unknown defaults)."""
+    key = argparse_dest(call)
+    if key is None:
+        return []
+    default = call.kwargs.get("default")
+    action = call.kwargs.get("action")
+    if action is not None and not (action.kind == LIT and action.data in ("store", None)):
+        return []  # a switch (store_true, ...) exists to be flipped on the command line: its default is no config
+    if default is not None and default.kind == LIT:
+        return [(key, Known(default.data, where(path, default), "argparse default"))]
+    return []
+
+
 def _config_source(entry: ConfigEntry) -> str:
     kind, _, name = entry.owner.partition(":")
     return {"dict": f"{name}[{entry.key!r}]", "class": f"{name}.{entry.key}"}.get(kind, entry.owner)
@@ -674,24 +687,16 @@ def device(values: Values, program: Program) -> DeviceDecision:
     project = values.project
     targets: List[Known] = []
     complete = True
-    for path in sorted(program.files):
-        facts = project.python.get(path)
-        if facts is None:
+    for path, call in project.program_calls(program, (ms.SET_CONTEXT, ms.SET_DEVICE)):
+        if project.qualified(path, call) == ms.SET_CONTEXT:
+            argument = call.kwargs.get(ms.DEVICE_TARGET)
+        else:
+            argument = call.argument("device_target", 0)
+        if argument is None:
             continue
-        for call in facts.calls:
-            if (path, call.scope) not in program.scopes:
-                continue
-            qualified = project.qualified(path, call)
-            argument = None
-            if qualified == ms.SET_CONTEXT:
-                argument = call.kwargs.get(ms.DEVICE_TARGET)
-            elif qualified == ms.SET_DEVICE:
-                argument = call.argument("device_target", 0)
-            if argument is None:
-                continue
-            found = values.resolve(path, argument, call.scope)
-            targets.extend(found.values)
-            complete = complete and found.complete
+        found = values.resolve(path, argument, call.scope)
+        targets.extend(found.values)
+        complete = complete and found.complete
     if not targets:
         entry = project.python.get(program.entry)
         if entry is not None and entry.recorded_device == "cpu":
