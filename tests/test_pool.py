@@ -526,3 +526,33 @@ def test_the_project_is_indexed_once_by_the_parent_not_by_each_worker(tree, monk
     assert builds.read_text().splitlines() == [str(os.getpid())]
     assert [r.findings[0].code if r.findings else r.error.kind for r in results] == ["MSP103", "SyntaxError"]
 
+
+
+def test_a_check_raises_the_collector_thresholds_for_its_workers_and_restores_the_hosts_own(tmp_path):
+    # flake8 and the editor server run checks inside their own process: what the check changes must not stay.
+    import gc
+
+    from ms_perflint.config import Config
+    from ms_perflint.run import session as session_module
+    from ms_perflint.run.session import Session, SessionOptions
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text("import mindspore\n")
+    seen = []
+    original = session_module.Session._check
+
+    def spy(self, paths):
+        seen.append(gc.get_threshold())
+        return original(self, paths)
+
+    host = gc.get_threshold()
+    gc.set_threshold(555, 7, 9)
+    try:
+        session_module.Session._check = spy
+        Session(SessionOptions(config=Config(source=None, root=tmp_path), jobs=1, cache_folder=None)).check(
+            [str(tmp_path / "train.py")])
+        assert seen == [session_module.CHECK_GC_THRESHOLDS]
+        assert gc.get_threshold() == (555, 7, 9)
+    finally:
+        session_module.Session._check = original
+        gc.set_threshold(*host)
