@@ -163,12 +163,9 @@ class Values:
         if key.kind != LIT or not isinstance(key.data, str):
             return unknown()
         found = Resolution([])
-        files = sorted(program.files) if program is not None else sorted(self.project.python)
-        for setter_path in files:
-            for setter in self.project.python[setter_path].calls:
-                if setter.callee and key.data in setter.kwargs and \
-                        self.project.qualified(setter_path, setter) == ms.SET_CONTEXT:
-                    found.add(self.resolve(setter_path, setter.kwargs[key.data], setter.scope, depth + 1, program))
+        for setter_path, setter in self.project.calls_named((ms.SET_CONTEXT,)):
+            if key.data in setter.kwargs and (program is None or setter_path in program.files):
+                found.add(self.resolve(setter_path, setter.kwargs[key.data], setter.scope, depth + 1, program))
         return found if found.values else unknown()
 
     def _reference(self, path: str, value: Value, depth: int, program: Optional[Program]) -> Resolution:
