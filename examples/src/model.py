@@ -66,6 +66,7 @@ class SelfAttention(nn.Cell):
         # The attention scores: a BatchMatMul, one of the float32 MatMuls train.py's MSP101 counts.
         self.scores = ops.BatchMatMul(transpose_b=True)
         self.softmax = nn.Softmax(axis=-1)
+        # ms-perflint: fine for MSP106 -- a Python float becomes a float32 operand, unlike numpy float64 data.
         self.scale = attention_channels ** -0.5
 
     def construct(self, x):
