@@ -45,7 +45,7 @@ def parse_findings(stdout: str) -> Set[Finding]:
 def test_expected_file_lists_each_finding_once_and_every_rule():
     rows = expected_findings()
     assert len(rows) == len(set(rows))
-    assert {code for *_, code in rows} == {"MSP101", "MSP102", "MSP103", "MSP104", "MSP105", "MSP203"}
+    assert {code for *_, code in rows} == {"MSP101", "MSP102", "MSP103", "MSP104", "MSP105", "MSP203", "MSP401"}
 
 
 @pytest.mark.parametrize("path, line, column, code", expected_findings())

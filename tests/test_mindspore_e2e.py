@@ -12,7 +12,9 @@ untouched copy is the baseline. Then, as subprocesses on CPU:
   (read from the objects the training script actually built), the original's does not;
 - the fixed checkpoint holds the 1001-class head;
 - finetune.py (the look-alikes, left alone by the fix) fine-tunes from the original's
-  1000-class checkpoint in both copies.
+  1000-class checkpoint in both copies;
+- the fixed dataset drops its short last batch (MSP203), and custom_loop.py (MSP401,
+  no fix) trains in both copies.
 """
 
 from __future__ import annotations
@@ -202,3 +204,32 @@ def test_finetune_loads_the_1000_class_weights_and_trains_with_mixed_precision(t
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert tagged(done.stdout, "MODEL") == ["amp_level='O2'"]
     assert tagged(done.stdout, "CHECKPOINT_CONFIG") == ["async_save=True"]
+
+
+#: Prints how many batches the example's pipeline makes of 5 samples in batches of 2.
+BATCH_COUNT = """
+from src.dataset import create_dataset
+print("BATCHES %d" % create_dataset(5, 2).get_dataset_size())
+"""
+
+
+def test_fixed_dataset_drops_the_short_last_batch(copies):
+    """MSP203's fix: 5 samples in batches of 2 make 3 batches (the last of 1) before, 2 equal ones after."""
+    counts = {}
+    for label in ("original", "fixed"):
+        done = python(BATCH_COUNT, cwd=getattr(copies, label))
+        assert done.returncode == 0, done.stderr[-3000:]
+        counts[label] = tagged(done.stdout, "BATCHES")
+    assert counts == {"original": ["3"], "fixed": ["2"]}
+
+
+@pytest.mark.parametrize("label", ["original", "fixed"])
+def test_the_hand_written_loop_trains_in_both_copies(copies, label):
+    """custom_loop.py (MSP401, reported with no fix) trains and logs a finite loss, before and after the fix."""
+    folder = getattr(copies, label)
+    done = python(RUN_AND_RECORD, "custom_loop.py", "--steps", str(STEPS), "--log-every", "1", cwd=folder)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    logged = re.findall(r"^step (\d+): loss ([-0-9.e]+|nan)", done.stdout, re.MULTILINE)
+    assert [int(step) for step, _ in logged] == list(range(1, STEPS + 1)), done.stdout[-3000:]
+    assert all(float(loss) == float(loss) for _, loss in logged), "loss is NaN"
+    assert f"trained {STEPS} steps" in done.stdout
