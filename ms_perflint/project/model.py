@@ -417,9 +417,8 @@ class Project:
             if symbol is not None and symbol.kind == "class":
                 yield symbol.path, symbol.name
             elif symbol is not None and symbol.kind == "function":
-                function = self.python[symbol.path].scopes[self.python[symbol.path].functions[symbol.name]]
-                index = self.python[symbol.path].functions[symbol.name]
-                for returned in function.returns:
+                index = self.function_of(symbol)
+                for returned in self.python[symbol.path].scopes[index].returns if index is not None else ():
                     yield from self.instance_classes(symbol.path, returned, index, depth + 1)
             elif call.callee.startswith("self."):
                 target = self.targets(path, call)
