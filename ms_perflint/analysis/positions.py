@@ -35,8 +35,9 @@ class _TargetedCodegenState(CodegenState):
 
     def __init__(self, module: cst.Module, wanted: Set[cst.CSTNode]) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
-        self.targets = set(wanted)
-        self._waiting = set(wanted)
+        # Looked up by id: a node's own ``__hash__`` is a Python call, paid twice for every node generated.
+        self.targets = {id(node) for node in wanted}
+        self._waiting = set(self.targets)
         self.ranges: Dict[cst.CSTNode, CodeRange] = {}
         self._starts: Dict[cst.CSTNode, CodePosition] = {}
         self._counted_tokens = 0
@@ -60,17 +61,17 @@ class _TargetedCodegenState(CodegenState):
         return CodePosition(self._line, self._column)
 
     def before_codegen(self, node: cst.CSTNode) -> None:
-        if node in self.targets:
+        if id(node) in self.targets:
             self._starts[node] = self._position()
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         # A syntactic range recorded while generating the node wins over the whitespace-inclusive one.
-        if node in self.targets and node not in self.ranges:
+        if id(node) in self.targets and node not in self.ranges:
             self._found(node, CodeRange(self._starts[node], self._position()))
 
     def _found(self, node: cst.CSTNode, where: CodeRange) -> None:
         self.ranges[node] = where
-        self._waiting.discard(node)
+        self._waiting.discard(id(node))
         if not self._waiting:
             raise _AllRecorded  # the rest of the module cannot change these ranges
 
@@ -81,7 +82,7 @@ class _TargetedCodegenState(CodegenState):
         start_node: Optional[cst.CSTNode] = None,
         end_node: Optional[cst.CSTNode] = None,
     ):
-        if node not in self.targets:
+        if id(node) not in self.targets:
             return _NOTHING_TO_RECORD
         return self._record(node, start_node, end_node)
 
@@ -92,7 +93,7 @@ class _TargetedCodegenState(CodegenState):
         # The range may be borrowed from children generated inside this block: record them too.
         for child in (start_node, end_node):
             if child is not None:
-                self.targets.add(child)
+                self.targets.add(id(child))
         start = self._position()
         yield
         end = self._position()
