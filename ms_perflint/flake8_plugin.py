@@ -70,7 +70,7 @@ class Plugin:
         session = _session()
         path = _checked_path(self.filename)
         text = "".join(self.lines)
-        if path != os.path.abspath(self.filename) or _disk_text(session, path) != text:
+        if path != os.path.abspath(self.filename) or _as_flake8_reads(_disk_text(session, path)) != _as_flake8_reads(text):
             session.overlay[path] = text.encode("utf-8")  # standard input, or an editor's unsaved buffer
         try:
             result = session.check([path])[0]
@@ -120,6 +120,17 @@ def _session() -> Any:
                                  jobs=1, fallback_roots=(os.getcwd(),))
         _SESSIONS.append(Session(options))
     return _SESSIONS[0]
+
+
+def _as_flake8_reads(text: Optional[str]) -> Optional[str]:
+    """``text`` as flake8 hands a file over: universal newlines, no byte-order mark.
+
+    A file saved with CRLF line ends is the file on disk, not an unsaved buffer: compared as written,
+    every such file would be checked as an overlay, deciding the whole project's rules again for it.
+    """
+    if text is None:
+        return None
+    return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _disk_text(session: Any, path: str) -> Optional[str]:

@@ -306,3 +306,28 @@ def test_flake8_without_msp_codes_never_imports_libcst(tmp_path: Path):
     # the probe is honest: with MSP selected the same run does import libcst, and reports
     modules, output = loaded_by_flake8("--select", "MSP", "train.py", cwd=tmp_path)
     assert "libcst" in modules and "train.py:3:14: MSP103 " in output
+
+
+def test_a_file_saved_with_crlf_line_ends_is_checked_from_disk_not_as_an_unsaved_buffer(tmp_path: Path, monkeypatch):
+    """flake8 hands lines over with universal newlines; that is the file on disk, whose decisions are cached."""
+    from ms_perflint import flake8_plugin
+    from ms_perflint.run.session import Session
+
+    (tmp_path / "pyproject.toml").write_text("")
+    source = "import mindspore as ms\r\nfrom mindspore.train import CheckpointConfig\r\nCheckpointConfig()\r\n"
+    (tmp_path / "train.py").write_bytes(source.encode("utf-8"))
+    overlays = []
+    check = Session.check
+
+    def spy(self, paths):
+        overlays.append(dict(self.overlay))
+        return check(self, paths)
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(Session, "check", spy)
+    monkeypatch.setattr(flake8_plugin, "_SESSIONS", [])
+    lines = source.replace("\r\n", "\n").splitlines(keepends=True)  # as flake8's FileProcessor reads them
+    list(flake8_plugin.Plugin(None, lines, "train.py").run())
+    edited = [line.replace("CheckpointConfig()", "CheckpointConfig(async_save=True)") for line in lines]
+    list(flake8_plugin.Plugin(None, edited, "train.py").run())
+    assert overlays == [{}, {str(tmp_path / "train.py"): "".join(edited).encode("utf-8")}]
