@@ -15,7 +15,7 @@ PACKAGE = REPO / "ms_perflint"
 
 #: Bottom to top. A module may import modules of its own layer or of layers below.
 LAYERS: List[Tuple[str, ...]] = [
-    ("ms_perflint", "ms_perflint.catalogue", "ms_perflint.findings", "ms_perflint.settings"),
+    ("ms_perflint", "ms_perflint.catalogue", "ms_perflint.findings", "ms_perflint.settings", "ms_perflint.memory"),
     ("ms_perflint.sources",),
     ("ms_perflint.analysis",),
     ("ms_perflint.project",),

@@ -532,6 +532,7 @@ def test_a_check_raises_the_collector_thresholds_for_its_workers_and_restores_th
     # flake8 and the editor server run checks inside their own process: what the check changes must not stay.
     import gc
 
+    from ms_perflint.memory import CHECK_GC_THRESHOLDS
     from ms_perflint.config import Config
     from ms_perflint.run import session as session_module
     from ms_perflint.run.session import Session, SessionOptions
@@ -551,7 +552,7 @@ def test_a_check_raises_the_collector_thresholds_for_its_workers_and_restores_th
         session_module.Session._check = spy
         Session(SessionOptions(config=Config(source=None, root=tmp_path), jobs=1, cache_folder=None)).check(
             [str(tmp_path / "train.py")])
-        assert seen == [session_module.CHECK_GC_THRESHOLDS]
+        assert seen == [CHECK_GC_THRESHOLDS]
         assert gc.get_threshold() == (555, 7, 9)
     finally:
         session_module.Session._check = original

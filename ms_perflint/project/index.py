@@ -28,6 +28,7 @@ from ms_perflint import __version__
 from ms_perflint.analysis import analyse, module_name
 from ms_perflint.analysis.facts import facts_from_json
 from ms_perflint.findings import FileError
+from ms_perflint.memory import fewer_collections
 from ms_perflint.project.roots import is_root
 from ms_perflint.sources import DEFAULT_MAX_FILE_SIZE, NOTEBOOK, NOTEBOOK_JSON_FACTOR, kind_of, load_unit, read_bytes, too_large
 from ms_perflint.sources.discovery import skipped_folder
@@ -142,6 +143,10 @@ class ProjectIndex:
 
     def refresh(self, extract: Optional[Extractor] = None) -> "ProjectIndex":
         """Bring the index up to date with the files on disk, reusing the persisted one."""
+        with fewer_collections():
+            return self._refresh(extract)
+
+    def _refresh(self, extract: Optional[Extractor]) -> "ProjectIndex":
         if self.cache_folder is None:
             self._update({}, extract)
             return self

@@ -12,32 +12,13 @@ Nothing here is process-wide: a long-running process calls :meth:`Session.forget
 
 from __future__ import annotations
 
-import gc
 import os
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ms_perflint.findings import FileError, FileResult
+from ms_perflint.memory import fewer_collections
 from ms_perflint.settings import Settings
-
-
-#: Collector thresholds while a check runs. libcst allocates millions of short-lived nodes that reference
-#: counting frees, and a project's facts stay alive for the whole run: with Python's defaults (700, 10, 10)
-#: the collector re-scans that growing heap so often that it took a fifth of a cold project run (78 s of
-#: CPU against 63 s with these, for 12 % more peak memory) on the benchmark corpus. Forked workers inherit them.
-CHECK_GC_THRESHOLDS = (100_000, 50, 1000)
-
-
-@contextmanager
-def fewer_collections() -> Iterator[None]:
-    """Run with :data:`CHECK_GC_THRESHOLDS`, restoring the process's own thresholds afterwards."""
-    before = gc.get_threshold()
-    gc.set_threshold(*CHECK_GC_THRESHOLDS)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
 
 
 @dataclass
