@@ -7,6 +7,7 @@ checked), 2 usage, configuration or internal error. No traceback reaches a user.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import signal
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from ms_perflint import __version__
+from ms_perflint.memory import CHECK_GC_THRESHOLDS
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -170,6 +172,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from ms_perflint.config import ConfigError
 
     previous = _handle_sigterm()
+    # The process ends with the run: keep the run's collector thresholds to the end, so that restoring
+    # the defaults does not buy one last full scan of every fact the project loaded (2 s on a large tree).
+    gc.set_threshold(*CHECK_GC_THRESHOLDS)
     try:
         return run(args)
     except (UsageError, ConfigError) as error:
