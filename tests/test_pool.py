@@ -557,3 +557,33 @@ def test_a_check_raises_the_collector_thresholds_for_its_workers_and_restores_th
     finally:
         session_module.Session._check = original
         gc.set_threshold(*host)
+
+
+def test_files_checked_alone_are_analysed_by_the_workers_and_decided_alone(tree, monkeypatch, tmp_path):
+    """--no-project with --jobs 2: the analysis is spread over workers, findings are those of --jobs 1."""
+    from ms_perflint.config import Config
+    from ms_perflint.run.session import Session, SessionOptions
+
+    analysed_in = tmp_path / "pids.txt"
+    real = index_module.extract_record
+
+    def spied(*args, **kwargs):
+        with open(analysed_in, "a") as log:  # appended by whichever process analyses a file
+            log.write(f"{os.getpid()}\n")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(index_module, "extract_record", spied)
+    paths = sorted(str(path) for path in tree.rglob("*.py"))[:40]
+
+    def run(jobs: int):
+        options = SessionOptions(config=Config(source=None, root=tree), jobs=jobs, cache_folder=None,
+                                 overrides={"project": False})
+        results = Session(options).check(paths)
+        return [(r.path, [(f.code, f.line, f.column) for f in r.findings], r.error and r.error.kind) for r in results]
+
+    alone = run(1)
+    analysed_in.unlink()
+    pooled = run(2)
+    assert pooled == alone and any(findings for _, findings, _ in alone)
+    pids = analysed_in.read_text().split()
+    assert len(pids) == len(paths) and str(os.getpid()) not in pids

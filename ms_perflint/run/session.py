@@ -127,7 +127,8 @@ class Session:
         results: Dict[str, FileResult] = {}
         for root, members in groups.items():
             if root is None:
-                results.update((path, self.check_alone(path)) for path in members)
+                records = self._analysed_alone(members)
+                results.update((path, self.check_alone(path, records.get(path))) for path in members)
             else:
                 results.update(self._check_project(root, members))
         return [results[path] for path in paths]
@@ -236,8 +237,31 @@ class Session:
                 self.analysed[absolute] = data
         return result
 
-    def check_alone(self, path: str) -> FileResult:
-        """Check one file as a project of its own."""
+    def _analysed_alone(self, members: Sequence[str]) -> Dict[str, object]:
+        """Records of files checked alone, analysed by the worker pool when they are many (by path).
+
+        Each file is still decided alone, in this process; only the analysis, most of the cost, is spread.
+        With ``--jobs 1`` or a single file, nothing is analysed ahead and :meth:`check_alone` does it.
+        """
+        from ms_perflint.run.pool import Extractor
+        from ms_perflint.sources import PYTHON, kind_of
+
+        if self.options.jobs == 1 or len(members) < 2:
+            return {}
+        by_limit: Dict[Optional[int], List[str]] = {}
+        for path in members:
+            by_limit.setdefault(self.settings_for(path).max_file_size, []).append(path)
+        records: Dict[str, object] = {}
+        for limit, paths in by_limit.items():
+            jobs = [(os.path.basename(path) or "stdin.py", path, kind_of(path) or PYTHON) for path in paths]
+            extract = Extractor(self.options.jobs, limit, self.options.progress, self.overlay)
+            records.update(zip(paths, extract(jobs)))
+        return records
+
+    def check_alone(self, path: str, record: Optional[object] = None) -> FileResult:
+        """Check one file as a project of its own (``record``: its analysis, when made ahead from the same bytes)."""
+        import hashlib
+
         from ms_perflint.project.index import extract_record
         from ms_perflint.project.model import Project
         from ms_perflint.run.lint import decide, enabled_rules, findings_for
@@ -249,7 +273,8 @@ class Session:
         data = self.read(path)
         if isinstance(data, FileError):
             return FileResult(path, kind=kind, error=data)
-        record = extract_record(name, path, kind, settings.max_file_size, data=data)
+        if record is None or getattr(record, "digest", None) != hashlib.sha256(data).hexdigest():
+            record = extract_record(name, path, kind, settings.max_file_size, data=data)
         if record.facts is None:
             return self._finish(path, kind, record.error, [], data=data)
         raw = decide(Project("", {name: record.facts}), lambda _: settings, enabled_rules(settings))
