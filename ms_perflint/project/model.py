@@ -324,8 +324,9 @@ class Project:
                     if qualified:
                         index.setdefault(qualified, []).append((path, call))
             self._named_calls = index
-        found = [pair for name in set(names) for pair in self._named_calls.get(name, ())]
-        return sorted(found, key=lambda pair: (pair[0], pair[1].id)) if len(set(names)) > 1 else found
+        wanted = set(names)
+        found = [pair for name in wanted for pair in self._named_calls.get(name, ())]
+        return sorted(found, key=lambda pair: (pair[0], pair[1].id)) if len(wanted) > 1 else found
 
     def program_calls(self, program: Program, names: Iterable[str]) -> List[Tuple[str, Call]]:
         """The calls named one of ``names`` (catalogue names) that ``program`` runs, by file, then in source order."""

@@ -47,6 +47,11 @@ class Training:
         self._loops: Dict[str, Set[int]] = {}
         self._compositions: Dict[Tuple[ClassRef, ...], FrozenSet[ClassRef]] = {}
 
+    @classmethod
+    def shared(cls, project: Project) -> "Training":
+        """The project's one instance: the rules of a run share its answers (training loops, compositions)."""
+        return project.memo("training", lambda: cls(project))  # type: ignore[return-value]
+
     # --- what trains -------------------------------------------------------------------------------
 
     def call_trains(self, path: str, call: Call, depth: int = 0) -> bool:

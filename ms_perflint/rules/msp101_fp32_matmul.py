@@ -330,7 +330,7 @@ class Fp32Matmul(Rule):
 
     def check(self, check: Check) -> None:
         project = check.project
-        training = Training(project)
+        training = Training.shared(project)
         reported: Set[Tuple[str, int]] = set()
         for program in check.ascend_programs():
             precision = program_precision(check, training, program)

@@ -397,7 +397,7 @@ class _Finder:
         self.check = check
         self.project = check.project
         self.values = check.values
-        self.training = Training(self.project)
+        self.training = Training.shared(self.project)
         self.programs = [p for p in self.project.programs() if check.ascend(p).ascend]
         self._network_scopes: Dict[str, Optional[Set[ScopeRef]]] = {}
         #: Input dims of every running layer, by where they are written and by (group, value): layer descriptions.

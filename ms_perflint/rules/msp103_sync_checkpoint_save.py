@@ -335,7 +335,7 @@ class SyncCheckpointSave(Rule):
 
     def check(self, check: Check) -> None:
         project = check.project
-        training = Training(project)
+        training = Training.shared(project)
         for path, facts in sorted(project.python.items()):
             for call in facts.calls:
                 qualified = project.qualified(path, call) if call.callee else ""

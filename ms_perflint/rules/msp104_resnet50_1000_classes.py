@@ -508,7 +508,7 @@ class _Decider:
         self._standalone: Optional[Set[str]] = None
         self._counts: Dict[Tuple[str, int, str], Resolution] = {}
         self._trained: Dict[str, List[Tuple[str, Set[str]]]] = {}
-        self.training = Training(check.project)
+        self.training = Training.shared(check.project)
 
     # --- sites ---------------------------------------------------------------------------------------
 

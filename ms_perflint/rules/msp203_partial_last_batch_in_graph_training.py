@@ -217,7 +217,7 @@ class PartialLastBatchInGraphTraining(Rule):
 
     def check(self, check: Check) -> None:
         project = check.project
-        training = Training(project)
+        training = Training.shared(project)
         reported: Set[Tuple[str, int]] = set()
         for program in project.training_programs():
             if not check.ascend(program).ascend:

@@ -295,7 +295,7 @@ class GeneratorDatasetSingleWorker(Rule):
 
     def check(self, check: Check) -> None:
         project = check.project
-        training = Training(project)
+        training = Training.shared(project)
         reported: Set[Tuple[str, int]] = set()
         for program in project.training_programs():
             if not check.ascend(program).accelerator:
@@ -423,13 +423,8 @@ def _message(check: Check, program: Program, classes: List[ClassRef], reads: Lis
 
 def _global_setting(check: Check, program: Program) -> str:
     """Where the program sets the global worker count (which GeneratorDataset ignores), or ""."""
-    project = check.project
-    for path in sorted(program.files):
-        for call in project.python[path].calls:
-            if call.callee and (path, call.scope) in program.scopes and \
-                    project.qualified(path, call) == ms.SET_NUM_PARALLEL_WORKERS:
-                return f"{path}:{call.line}"
-    return ""
+    found = check.project.program_calls(program, (ms.SET_NUM_PARALLEL_WORKERS,))
+    return f"{found[0][0]}:{found[0][1].line}" if found else ""
 
 
 def _short(qualified: str) -> str:

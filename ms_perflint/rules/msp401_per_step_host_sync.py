@@ -199,7 +199,7 @@ class PerStepHostSync(Rule):
         programs = [p for p in project.training_programs() if check.ascend(p).accelerator]
         if not programs:
             return
-        training = Training(project)
+        training = Training.shared(project)
         for path, facts in sorted(project.python.items()):
             if any(p.reaches(path) for p in programs):
                 self._file(check, training, programs, path, facts)

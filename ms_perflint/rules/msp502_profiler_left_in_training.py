@@ -173,7 +173,7 @@ class ProfilerLeftInTraining(Rule):
         programs = [p for p in project.training_programs() if not _profiling_path(p.entry)]
         if programs:
             sites = [s for s in profiling_sites(project) if s.starts and not s.scheduled]
-            training = Training(project)
+            training = Training.shared(project)
             for site in sites:
                 program = next((p for p in programs if _unconditional(check, p, site)), None)
                 if program is not None and not _stopped_while_training(project, training, program):
