@@ -36,5 +36,7 @@ def test_each_call_builds_what_the_definition_above_it_returns():
     facts = analyse(Unit("train.py", PYTHON, text, SourceText(text)), module_name("train.py"), False)
     project = Project("", {"train.py": facts})
     first, second = [c for c in facts.calls if c.callee.endswith("build")]
-    assert project.instance_classes("train.py", Value(CALL, first.id), 0) == {("train.py", "Small")}
-    assert project.instance_classes("train.py", Value(CALL, second.id), 0) == {("train.py", "Big")}
+    # Both values stay alive: the model memoises by the identity of the facts' values, which live as long as it.
+    built_first, built_second = Value(CALL, first.id), Value(CALL, second.id)
+    assert project.instance_classes("train.py", built_first, 0) == {("train.py", "Small")}
+    assert project.instance_classes("train.py", built_second, 0) == {("train.py", "Big")}
