@@ -374,6 +374,21 @@ TRAIN_STEP_CELLS = frozenset(
         "mindspore.boost.BoostTrainOneStepCell", "mindspore.boost.BoostTrainOneStepWithLossScaleCell",
     )
 )
+#: MindSpore's optimizers (``mindspore.nn.<name>``, 2.10). A training wrapper that keeps one saves its state with
+#: the network; the state grows with the network, so a network's size alone says whether its saves matter.
+OPTIMIZERS = frozenset(
+    ("Optimizer", "Adam", "AdamWeightDecay", "AdamOffload", "AdaFactor", "AdaSumByDeltaWeightWrapCell",
+     "AdaSumByGradWrapCell", "Adadelta", "Adagrad", "Adamax", "ASGD", "FTRL", "Lamb", "LARS", "LazyAdam",
+     "Momentum", "ProximalAdagrad", "RMSProp", "Rprop", "SGD", "thor")
+)
+
+
+def is_optimizer(qualified: str) -> bool:
+    """``mindspore.nn.Adam``, ``mindspore.nn.optim.Momentum``, mindcv's ``create_optimizer``."""
+    last = qualified.rsplit(".", 1)[-1]
+    return qualified.split(".", 1)[0] in MINDSPORE_PACKAGES and (last in OPTIMIZERS or last == "create_optimizer")
+
+
 #: Gradient APIs: a program that calls one and an optimizer trains.
 GRAD_FUNCTIONS = frozenset(
     ("mindspore.value_and_grad", "mindspore.ops.value_and_grad", "mindspore.grad", "mindspore.ops.grad",
@@ -690,8 +705,17 @@ INTERESTING_METHODS = frozenset(
         *FILE_READERS, *WEIGHT_LOADERS, *DATASET_METHODS,
     )
 )
+#: Pure numeric functions the value model computes when their arguments are known: sizes written as
+#: ``int(math.log(upscale_factor, 2))`` or ``max(16, channels // 4)`` are sizes like any literal.
+NUMERIC_FUNCTIONS = frozenset(
+    ("int", "float", "round", "abs", "min", "max",
+     "math.log", "math.log2", "math.log10", "math.ceil", "math.floor", "math.sqrt", "math.pow")
+)
 #: Builtins and standard-library calls worth recording.
-INTERESTING_GLOBALS = frozenset(("print", "float", "int", "range", "enumerate", "open", "zip", "setattr", "getattr"))
+INTERESTING_GLOBALS = frozenset(
+    ("print", "range", "enumerate", "open", "zip", "setattr", "getattr",
+     *(name for name in NUMERIC_FUNCTIONS if "." not in name))
+)
 
 # --- execution mode, jit and graph dumps (MSP201, MSP202, MSP203) ---------------------------------------
 

@@ -924,6 +924,8 @@ def _worth_recording(qualified: str) -> bool:
         return True  # numpy arrays that become weights: their shapes are MatMul dims
     if qualified in ms.NUMPY_FLOAT64 or qualified in ms.NUMPY_DTYPE_CALLS or qualified in ms.ITERATION_WRAPPERS:
         return True  # float64 data kept by cells; loops over a dataset
+    if qualified in ms.NUMERIC_FUNCTIONS:
+        return True  # sizes computed from known numbers
     if qualified.startswith(("os.environ", "os.putenv")) or qualified in ms.HOST_READ_LOGGING_FUNCTIONS:
         return True
     return head not in THIRD_PARTY and head not in _STDLIB and head not in _BUILTINS

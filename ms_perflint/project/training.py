@@ -511,12 +511,16 @@ class ParameterCount:
         project = self.project
         path = cls[0]
         facts = project.class_facts(cls)
-        called = _called_attributes(project, cls)
+        called, passed = _used_attributes(project, cls)
         total = 0
         for name, value in facts.attrs.items():  # type: ignore[union-attr]
-            if value.kind != PARAM or name not in called:
+            if value.kind != PARAM or (name not in called and name not in passed):
                 continue
+            if ms.is_optimizer(project.made_by(path, value, scope=init)):
+                continue  # its state grows with the network it trains, as in a ModelCheckpoint of a Model
             classes = frozenset(c for c in project.instance_classes(path, value, init) if project.is_cell(c))
+            if not classes and name not in called:
+                continue  # handed on, not called, and no network: a scale, a dtype, ``sens``
             size = self.of_classes(classes) if classes else None
             if size is None:
                 return None
@@ -593,10 +597,19 @@ class ParameterCount:
         return times
 
 
-def _called_attributes(project: Project, cls: ClassRef) -> Set[str]:
-    """``self.<name>`` the class's methods call (``self.backbone(x)``)."""
-    return {call.callee[5:] for path, index in project.methods(cls) for call in project.python[path].calls
-            if call.scope == index and call.callee.startswith("self.") and call.callee.count(".") == 1}
+def _used_attributes(project: Project, cls: ClassRef) -> Tuple[Set[str], Set[str]]:
+    """``self.<name>`` the class's methods call (``self.backbone(x)``), and those they hand to a call
+    (``self.grad(self.network, weights)``: a hand-written train step trains the network it keeps)."""
+    called: Set[str] = set()
+    passed: Set[str] = set()
+    for path, index in project.methods(cls):
+        for call in project.python[path].calls:
+            if call.scope != index:
+                continue
+            if call.callee.startswith("self.") and call.callee.count(".") == 1:
+                called.add(call.callee[5:])
+            passed.update(a.data for a in (*call.args, *call.kwargs.values()) if a.kind == SELF)
+    return called, passed
 
 
 def _loop_count(values, path: str, loop, facts) -> Optional[int]:

@@ -19,13 +19,15 @@ see whole. Guards are compared the same way, as values (:func:`same_condition`).
 
 from __future__ import annotations
 
+import builtins
+import math
 import posixpath
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import CALL, CFG, CLASS, LIT, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value
-from ms_perflint.project.model import MAX_DEPTH, ClassRef, Program, Project, ScopeRef, Where, where
+from ms_perflint.project.model import MAX_DEPTH, ClassRef, Program, Project, ScopeRef, Where, call_where, where
 
 #: Folders of entry scripts whose configs live one level up (``tools/train.py`` reads ``configs/``).
 SCRIPT_FOLDERS = frozenset(("scripts", "script", "tools", "tool", "bin", "src", "examples"))
@@ -151,8 +153,30 @@ class Values:
         if kind == OP:
             return self._operation(path, value, scope, depth, program)
         if kind == CALL:
+            call = self.project.python[path].call(value.data)
+            if call is not None and call.callee in _NUMERIC:
+                return self._numeric(path, call, depth, program)
             return self._context_read(path, value, depth, program)
         return unknown()
+
+    def _numeric(self, path: str, call: Call, depth: int, program: Optional[Program]) -> Resolution:
+        """``int(math.log(upscale_factor, 2))``: a pure numeric function of arguments the model knows."""
+        if not call.args or call.kwargs or call.star or call.double_star:
+            return unknown()
+        operands = [self.resolve(path, argument, call.scope, depth + 1, program=program) for argument in call.args]
+        if not all(o.values for o in operands):
+            return unknown()
+        function = _NUMERIC[call.callee]
+        result = Resolution(complete=all(o.complete for o in operands))
+        for combination in _combinations([o.values for o in operands]):
+            computed = _apply(function, [k.value for k in combination])
+            if computed is None:
+                result.complete = False
+                continue
+            trail = tuple(dict.fromkeys(name for k in combination for name in k.trail))
+            hops = tuple(dict.fromkeys(hop for k in combination for hop in k.hops))
+            result.values.append(Known(computed, call_where(path, call), combination[-1].source, "", trail, hops))
+        return result
 
     def _context_read(self, path: str, value: Value, depth: int, program: Optional[Program]) -> Resolution:
         """``get_context("device_target")``: the values the program's ``set_context(device_target=...)`` set."""
@@ -639,6 +663,22 @@ def _combinations(lists: List[List[Known]]) -> Iterable[List[Known]]:
     for options in lists:
         combinations = [c + [o] for c in combinations for o in options][:MAX_COMBINATIONS]
     return combinations
+
+
+_NUMERIC: Dict[str, Callable[..., Any]] = {
+    name: getattr(math if name.startswith("math.") else builtins, name.rpartition(".")[2])
+    for name in ms.NUMERIC_FUNCTIONS
+}
+
+
+def _apply(function: Callable[..., Any], operands: List[Any]) -> Optional[Any]:
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in operands):
+        return None
+    try:
+        result = function(*operands)
+    except (ArithmeticError, ValueError, TypeError):
+        return None
+    return result if isinstance(result, (int, float)) and abs(result) < 1 << 48 else None
 
 
 def _compute(op: str, operands: List[Any]) -> Optional[Any]:

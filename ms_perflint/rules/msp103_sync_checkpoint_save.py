@@ -101,10 +101,10 @@ class SyncCheckpointSave(Rule):
             waits for its background writes when training ends (MindSpore 2.10, `ModelCheckpoint.end`).
         """,
         precision="""
-            On the precision benchmark's development set (2026-11-23): 52 findings, 39 of a sample of 50 worth
-            acting on (78 %), under the 80 % bar; 48 of 50 are factually right. `save_checkpoint` in loops and
-            callbacks: 21 of 24; `CheckpointConfig`: 18 of 26 -- whether a callback's saves matter depends on the
-            dataset's size and the step time, which the code does not say. See docs/precision.md.
+            On the precision benchmark's development set (2026-11-23): 50 findings, 41 worth acting on (82 %);
+            48 of 50 are factually right. `save_checkpoint` in loops and callbacks: 23 of 24; `CheckpointConfig`:
+            18 of 26 -- whether a callback's saves matter depends on the dataset's size and the step time, which
+            the code does not say. See docs/precision.md.
         """,
         references=(
             "https://www.mindspore.cn/docs/en/master/api_python/train/mindspore.train.CheckpointConfig.html",
