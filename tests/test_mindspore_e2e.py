@@ -14,7 +14,10 @@ untouched copy is the baseline. Then, as subprocesses on CPU:
 - finetune.py (the look-alikes, left alone by the fix) fine-tunes from the original's
   1000-class checkpoint in both copies;
 - the fixed dataset drops its short last batch (MSP203), and custom_loop.py (MSP401,
-  no fix) trains in both copies.
+  no fix) trains in both copies;
+- eager_loop.py (MSP202, no fix) trains in both copies, in float64 before MSP106's fix and
+  float32 after; debug_train.py trains in both, writes IR files only before MSP201's fix, and
+  the fixed GeneratorDataset over .npy files runs more than one worker (MSP301).
 """
 
 from __future__ import annotations
@@ -233,3 +236,55 @@ def test_the_hand_written_loop_trains_in_both_copies(copies, label):
     assert [int(step) for step, _ in logged] == list(range(1, STEPS + 1)), done.stdout[-3000:]
     assert all(float(loss) == float(loss) for _, loss in logged), "loss is NaN"
     assert f"trained {STEPS} steps" in done.stdout
+
+
+@pytest.mark.parametrize("label", ["original", "fixed"])
+def test_the_eager_loop_trains_in_both_copies_and_the_fix_keeps_it_in_float32(copies, label):
+    """eager_loop.py (MSP202, no fix) trains before and after; MSP106's fix turns its float64 outputs to float32."""
+    folder = getattr(copies, label)
+    done = python(RUN_AND_RECORD, "eager_loop.py", "--samples", "32", "--batch-size", "8", "--epochs", "2",
+                  "--data-dir", str(folder / "regression_data"), cwd=folder)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    logged = re.findall(r"^epoch (\d+): mean loss ([-0-9.e]+|nan), dtype (\w+)", done.stdout, re.MULTILINE)
+    assert [int(epoch) for epoch, _, _ in logged] == [1, 2], done.stdout[-3000:]
+    assert all(float(loss) == float(loss) for _, loss, _ in logged), "loss is NaN"
+    assert {dtype for *_, dtype in logged} == {"Float64" if label == "original" else "Float32"}
+
+
+@pytest.mark.parametrize("label", ["original", "fixed"])
+def test_the_debug_script_trains_in_both_copies_and_the_fix_stops_the_graph_dumps(copies, label):
+    """debug_train.py: MSP201's fix stops the IR files, MSP501's keeps a summary, MSP502 (no fix) still profiles."""
+    folder = getattr(copies, label)
+    output = folder / "debug_output"
+    done = python(RUN_AND_RECORD, "debug_train.py", "--samples", "32", "--batch-size", "8", "--epochs", "2",
+                  "--data-dir", str(folder / "regression_data_debug"), "--output-dir", str(output), cwd=folder)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert tagged(done.stdout, "MODEL") == ["amp_level='O0'"]
+    graphs = [p for p in (output / "graphs").rglob("*") if p.is_file()] if (output / "graphs").exists() else []
+    assert (len(graphs) > 10) if label == "original" else graphs == [], len(graphs)
+    assert [p for p in (output / "summary").rglob("*summary*") if p.is_file()], "no summary written"
+    assert [p for p in (output / "profile").rglob("*") if p.is_file()], "no profile written"
+
+
+#: Builds the regression pipeline over 8 files in batches of 4: the GeneratorDataset's workers and the batches.
+REGRESSION_PIPELINE = """
+import tempfile
+from src.regression import create_npy_dataset, write_samples
+folder = tempfile.mkdtemp()
+write_samples(folder, 8)
+batched = create_npy_dataset(folder, 4)
+print("WORKERS %d" % batched.children[0].num_parallel_workers)
+print("BATCHES %d" % sum(1 for _ in batched.create_tuple_iterator(num_epochs=1)))
+"""
+
+
+def test_fixed_generator_dataset_reads_files_on_more_than_one_worker(copies):
+    """MSP301's fix: the GeneratorDataset over .npy files gets the global worker count (capped at the host's
+    cores, so at least 2 on any host this tier runs on), and still yields every batch."""
+    seen = {}
+    for label in ("original", "fixed"):
+        done = python(REGRESSION_PIPELINE, cwd=getattr(copies, label))
+        assert done.returncode == 0, done.stderr[-3000:]
+        seen[label] = (int(tagged(done.stdout, "WORKERS")[0]), tagged(done.stdout, "BATCHES"))
+    assert seen["original"] == (1, ["2"])
+    assert seen["fixed"][0] > 1 and seen["fixed"][1] == ["2"], seen
