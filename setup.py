@@ -1,9 +1,11 @@
 """Packaging for ms-perflint."""
 
 import re
+import shutil
 from pathlib import Path
 
 from setuptools import find_packages, setup
+from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).parent
 VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "ms_perflint" / "__init__.py").read_text()).group(1)
@@ -18,6 +20,23 @@ TEST_REQUIRES = [
     "pre-commit>=3",
     "jsonschema>=4",
 ]
+
+
+
+class BuildWithRulePages(build_py):
+    """Ship the rules' docs pages (``docs/rules``, generated from the rules' metadata) inside the package, as
+    ``ms_perflint/_docs/rules``: the JSON ``url`` and SARIF ``helpUri`` of an installed copy point at them."""
+
+    def run(self):
+        super().run()
+        pages = sorted((HERE / "docs" / "rules").glob("MSP*.md"))
+        if not pages:
+            raise SystemExit("setup.py: docs/rules/MSP*.md are missing (regenerate: python -m ms_perflint.docs_build)")
+        target = Path(self.build_lib) / "ms_perflint" / "_docs" / "rules"
+        target.mkdir(parents=True, exist_ok=True)
+        for page in pages:
+            shutil.copyfile(page, target / page.name)
+
 
 setup(
     name="ms-perflint",
@@ -47,6 +66,7 @@ setup(
         'tomli>=1.1; python_version < "3.11"',
     ],
     extras_require={"server": SERVER_REQUIRES, "test": TEST_REQUIRES},
+    cmdclass={"build_py": BuildWithRulePages},
     entry_points={
         "console_scripts": ["ms-perflint = ms_perflint.cli:main"],
         "flake8.extension": ["MSP = ms_perflint.flake8_plugin:Plugin"],

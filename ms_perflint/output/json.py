@@ -8,7 +8,8 @@ place, then its notices. Each object has
 - ``cell``: in a notebook the 1-based cell (the rows then count within it), else null;
 - ``location`` and ``end_location``: ``{"row", "column"}``, both 1-based; the end is exclusive;
 - ``fix``: null, or ``{"applicability": "safe"|"unsafe", "message", "edits"}``;
-- ``url``: the rule's docs page (:func:`~ms_perflint.output.report.rule_url`).
+- ``url``: the rule's docs page (:func:`~ms_perflint.output.report.rule_url`: the installed page's ``file:``
+  URI, or under ``$MS_PERFLINT_DOCS_URL``).
 
 A fix's ``edits`` are its text edits, by place (the order the fixer applies
 them in), each ``{"content", "location", "end_location"}`` in the same rows and

@@ -31,6 +31,7 @@ from __future__ import annotations
 import importlib
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple, Union
 
 from ms_perflint.findings import FileError, FileResult, Finding, FixSafety
@@ -54,8 +55,16 @@ STATISTICS_FORMATS = ("text", "json")
 #: Values of ``--color``.
 COLOR_CHOICES = ("auto", "always", "never")
 #: Where the repository's files are served (e.g. ``https://github.com/<org>/ms-perflint/blob/main``);
-#: None: rule URLs are the repository-relative paths of the docs pages.
+#: None: rule URLs point at the docs pages installed with the package (below).
 DOCS_BASE_URL: Optional[str] = None
+#: The environment variable that overrides :data:`DOCS_BASE_URL` for a run: a team that hosts the docs
+#: (an internal site, its fork's rendered pages) gives SARIF uploads links that everyone can open.
+DOCS_URL_VARIABLE = "MS_PERFLINT_DOCS_URL"
+#: The rules' pages in an installed package (setup.py copies ``docs/rules`` there), then in a source checkout.
+_PAGE_FOLDERS = (
+    os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_docs", "rules"),
+    os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "docs", "rules"),
+)
 
 
 @dataclass(frozen=True)
@@ -142,11 +151,23 @@ def rule_for(code: Optional[str]) -> Any:
 
 
 def rule_url(rule: Any) -> str:
-    """The rule's docs page: under :data:`DOCS_BASE_URL` when set, else its repository-relative path."""
+    """The rule's docs page: under ``$MS_PERFLINT_DOCS_URL`` or :data:`DOCS_BASE_URL` when set; else the
+    ``file:`` URI of the page installed with the package; else (no page found) its path in the repository."""
     path = rule.docs_url()
-    if DOCS_BASE_URL is None:
-        return path
-    return DOCS_BASE_URL.rstrip("/") + "/" + path
+    base = os.environ.get(DOCS_URL_VARIABLE) or DOCS_BASE_URL
+    if base:
+        return base.rstrip("/") + "/" + path
+    page = rule_page(rule.code)
+    return Path(page).as_uri() if page is not None else path
+
+
+def rule_page(code: str) -> Optional[str]:
+    """The path of a rule's docs page on this machine (installed with the package, or in a checkout)."""
+    for folder in _PAGE_FOLDERS:
+        page = os.path.join(folder, f"{code}.md")
+        if os.path.isfile(page):
+            return page
+    return None
 
 
 # --- colour ------------------------------------------------------------------------------------------

@@ -20,9 +20,11 @@ import io
 import json
 import subprocess
 import sys
+import urllib.parse
+import urllib.request
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 import jsonschema
 import pytest
@@ -318,7 +320,7 @@ def test_json_objects():
             {"content": ",\n    async_save=True,\n", "location": loc(3, 51), "end_location": loc(3, 51)},
             {"content": SET_CONTEXT, "location": loc(7, 1), "end_location": loc(7, 1)},
         ]},
-        "url": "docs/rules/MSP103.md",
+        "url": Path(report.rule_page("MSP103")).as_uri(),  # test_rule_urls_open_the_page_on_this_machine_by_default
     }
     assert unsafe["location"] == loc(4, 5) and unsafe["end_location"] == loc(6, 2)
     assert unsafe["fix"] == {"applicability": "unsafe", "message": "Use `async_save=True`", "edits": [
@@ -373,13 +375,32 @@ def test_json_lines_are_the_json_objects():
     assert [json.loads(line) for line in lines] == json.loads(render(all_results(), "json"))
 
 
-def test_rule_urls_come_from_one_base(monkeypatch):
-    monkeypatch.setattr(report, "DOCS_BASE_URL", "https://example.org/ms-perflint/blob/main/")
-    url = "https://example.org/ms-perflint/blob/main/docs/rules/MSP103.md"
-    assert json.loads(render([yaml_result()], "json"))[0]["url"] == url
+def urls(monkeypatch) -> Tuple[str, str]:
+    """MSP103's JSON ``url`` and SARIF ``helpUri``."""
     monkeypatch.setattr(sarif, "rule_help", lambda rule: f"# {rule.code}")
     descriptors = json.loads(render([], "sarif"))["runs"][0]["tool"]["driver"]["rules"]
-    assert {d["id"]: d["helpUri"] for d in descriptors}["MSP103"] == url
+    return json.loads(render([yaml_result()], "json"))[0]["url"], {d["id"]: d["helpUri"] for d in descriptors}["MSP103"]
+
+
+def test_rule_urls_come_from_one_base(monkeypatch):
+    monkeypatch.delenv(report.DOCS_URL_VARIABLE, raising=False)
+    monkeypatch.setattr(report, "DOCS_BASE_URL", "https://example.org/ms-perflint/blob/main/")
+    url = "https://example.org/ms-perflint/blob/main/docs/rules/MSP103.md"
+    assert urls(monkeypatch) == (url, url)
+    # A team that hosts the docs sets the variable for its runs (a SARIF upload in CI): it wins.
+    monkeypatch.setenv(report.DOCS_URL_VARIABLE, "https://wiki.example.com/perflint")
+    assert urls(monkeypatch) == ("https://wiki.example.com/perflint/docs/rules/MSP103.md",) * 2
+
+
+def test_rule_urls_open_the_page_on_this_machine_by_default(monkeypatch):
+    monkeypatch.delenv(report.DOCS_URL_VARIABLE, raising=False)
+    url, help_uri = urls(monkeypatch)
+    assert url == help_uri and url.startswith("file:///")
+    page = Path(urllib.request.url2pathname(urllib.parse.urlparse(url).path))
+    assert page.read_text(encoding="utf-8") == (WORKTREE / "docs" / "rules" / "MSP103.md").read_text(encoding="utf-8")
+    # No page anywhere (a package copied without its data): the repository path, never a dead file: URI.
+    monkeypatch.setattr(report, "_PAGE_FOLDERS", (str(WORKTREE / "no-such-folder"),))
+    assert urls(monkeypatch) == ("docs/rules/MSP103.md",) * 2
 
 
 # --- sarif ----------------------------------------------------------------------------------------------------
