@@ -118,6 +118,7 @@ class Values:
         self._live: Dict[str, Set[ScopeRef]] = {}
         self._scope_calls: Dict[str, Dict[int, List[Call]]] = {}
         self._file_config_entries: Dict[str, Tuple[List[Tuple[str, Known]], List[Tuple[int, str, Known]]]] = {}
+        self._resolved: Dict[Tuple[str, int, int, int, int], Resolution] = {}
 
     # --- resolving ------------------------------------------------------------------------------
 
@@ -129,7 +130,13 @@ class Values:
         """
         if value is None or depth > MAX_DEPTH:
             return unknown()
-        return self._resolve(path, value, scope, depth, program).through(value.via)
+        # The same question comes back along every path to it (a guard's parameter through each of its callers'
+        # callers): answered once. The depth is part of the question, so the answers are the ones asked afresh.
+        key = (path, id(value), scope, depth, id(program))
+        found = self._resolved.get(key)
+        if found is None:
+            found = self._resolved[key] = self._resolve(path, value, scope, depth, program).through(value.via)
+        return Resolution(list(found.values), found.complete)
 
     def _resolve(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program]) -> Resolution:
         kind = value.kind

@@ -54,3 +54,4 @@ def test_unknown_or_failing_calls_are_unknown(expression):
 
 def test_a_project_function_named_like_a_builtin_is_not_computed():
     assert resolved("max(4, 8)", "def max(a, b):\n    return a\n") != (True, [8])
+
