@@ -31,24 +31,29 @@ def enabled_union(settings: Iterable[Settings]) -> List[type]:
     return [rule for rule in ALL_RULES if any(s.may_enable(rule.code, rule.opt_in) for s in distinct)]
 
 
-def decide(project, settings_for: Callable[[str], Settings], rules: Sequence[type]) -> Dict[str, List[Finding]]:
+def decide(project, settings_for: Callable[[str], Settings], rules: Sequence[type],
+           progress: Optional[Callable[..., None]] = None) -> Dict[str, List[Finding]]:
     """Run ``rules`` over the project; raw findings by root-relative path.
 
     A rule that fails is reported as an internal error of that rule (a finding of
     code ``MSP000`` at the top of the file it was deciding), and the other rules
-    still report.
+    still report. ``progress(done, total, "rules")`` is called as each rule starts and when all are done.
     """
     from ms_perflint.rules.check import Check
 
     defaults = {option.name: option.default for rule in rules for option in rule.options}
     check = Check(project, settings_for, defaults)
-    for rule in rules:
+    for done, rule in enumerate(rules):
+        if progress is not None:
+            progress(done, len(rules), "rules")
         try:
             rule().check(check)
         except RecursionError as error:
             _internal_error(check, rule, error)
         except Exception as error:  # noqa: BLE001 -- one rule's bug must not hide the others' findings
             _internal_error(check, rule, error)
+    if progress is not None:
+        progress(len(rules), len(rules), "rules")
     return check.findings
 
 

@@ -37,8 +37,9 @@ class SessionOptions:
     project: Optional[bool] = None
     #: Folders given on the command line: the project of files under one that has no project marker.
     fallback_roots: Tuple[str, ...] = ()
-    #: ``progress(done, total)`` while files are analysed (the CLI's progress line).
-    progress: Optional[Callable[[int, int], None]] = None
+    #: ``progress(done, total)`` while files are analysed, ``progress(done, total, "rules")`` while the project's
+    #: rules decide (the CLI's progress line).
+    progress: Optional[Callable[..., None]] = None
 
 
 class Session:
@@ -166,7 +167,7 @@ class Session:
         stored = decisions.load(cache, index.root, wanted)
         if stored is not None:
             return stored
-        raw = decide(Project(index.root, index.facts()), settings_for, rules)
+        raw = decide(Project(index.root, index.facts()), settings_for, rules, self.options.progress)
         decisions.store(cache, index.root, wanted, raw)
         return raw
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -37,6 +38,27 @@ def test_the_line_shows_files_done_of_total_and_elapsed_time_then_is_cleared():
     written = stream.getvalue()
     assert written.split("\r")[1:] == ["Analysing 120/500 files (2 s)", "Analysing 400/500 files (12 s)",
                                        " " * 30, ""]
+
+
+def test_the_rules_phase_follows_on_the_same_clock_then_the_next_run_starts_its_own():
+    # mindformers: the rules decided for 10 s after "Analysing 765/895 files" with nothing on the screen.
+    stream, clock = io.StringIO(), Clock()
+    progress = Progress(stream, clock)
+    progress(1, 300)
+    clock.now = 9.0
+    progress(300, 300)
+    progress(0, 13, "rules")  # shown at once: the run has been going for 9 s
+    clock.now = 14.2
+    progress(5, 13, "rules")
+    progress(13, 13, "rules")
+    assert [part.strip() for part in stream.getvalue().split("\r") if part.strip()] == [
+        "Checking rules 0/13 (9 s)", "Checking rules 5/13 (14 s)"]
+    assert stream.getvalue().endswith("\r")  # cleared
+    clock.now = 100.0
+    progress(1, 300)
+    clock.now = 100.5
+    progress(2, 300)
+    assert "(100 s)" not in stream.getvalue() and "Analysing 2/300" not in stream.getvalue()
 
 
 def test_progress_is_wanted_on_a_terminal_only_and_not_when_quiet():
@@ -74,6 +96,7 @@ def test_a_cold_run_on_a_terminal_shows_progress_on_standard_error(tmp_path: Pat
     completed, shown = on_a_terminal("--no-cache", "-j1", ".", cwd=tmp_path)
     assert completed.returncode == 0, shown
     assert b"Analysing " in shown and b"/120 files (" in shown
+    assert re.search(rb"Checking rules \d+/\d+ \(\d+ s\)", shown)  # the project's rules decide after the analysis
     assert b"Analysing" not in completed.stdout
     quiet, shown = on_a_terminal("--no-cache", "-j1", "-q", ".", cwd=tmp_path)
     assert quiet.returncode == 0 and b"Analysing" not in shown + quiet.stdout
