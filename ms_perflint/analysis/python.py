@@ -844,15 +844,31 @@ def _literal(node: cst.BaseExpression) -> Any:
             return float(node.value.replace("_", ""))
         except ValueError:
             return _NOT_LITERAL
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        try:
-            value = node.evaluated_value
-        except Exception:  # noqa: BLE001 -- an odd literal is simply not known
-            return _NOT_LITERAL
-        return value if isinstance(value, str) else _NOT_LITERAL
+    if isinstance(node, cst.SimpleString):
+        return _string(node)
+    if isinstance(node, cst.ConcatenatedString):
+        left, right = _literal(node.left), _literal(node.right)
+        return left + right if isinstance(left, str) and isinstance(right, str) else _NOT_LITERAL
     if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
         return {"True": True, "False": False, "None": None}[node.value]
     return _NOT_LITERAL
+
+
+def _string(node: cst.SimpleString) -> Any:
+    """A string literal's value. Most have no escapes: their text is their value, with no call into Python's
+    compiler (``evaluated_value`` compiles each one)."""
+    prefix = node.prefix.lower()
+    if "b" in prefix:
+        return _NOT_LITERAL
+    quote = node.quote
+    body = node.value[len(node.prefix) + len(quote):-len(quote)]
+    if "\\" not in body and "\r" not in body or "r" in prefix and "\r" not in body:
+        return body
+    try:
+        value = node.evaluated_value
+    except Exception:  # noqa: BLE001 -- an odd literal is simply not known
+        return _NOT_LITERAL
+    return value if isinstance(value, str) else _NOT_LITERAL
 
 
 def _literal_mapping(node: cst.BaseExpression, depth: int = 0) -> Optional[Dict[str, Any]]:

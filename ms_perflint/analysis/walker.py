@@ -98,6 +98,18 @@ def _layout_types() -> FrozenSet[type]:
 LAYOUT_TYPES = _layout_types()
 
 
+_NODE, _SEQUENCE, _OTHER = "node", "sequence", "other"
+#: What a field's value is, by its type: libcst's node classes are ABCs, and ``isinstance`` against one costs a
+#: call into ``ABCMeta`` for every field of every node.
+_VALUE_KINDS: Dict[type, str] = {}
+
+
+def _value_kind(value: object) -> str:
+    kind = _NODE if isinstance(value, cst.CSTNode) else _SEQUENCE if isinstance(value, (tuple, list)) else _OTHER
+    _VALUE_KINDS[type(value)] = kind
+    return kind
+
+
 def walk(root: cst.CSTNode, visitor: cst.CSTVisitor, skip_layout: bool = False) -> None:
     """Call ``visitor.on_visit``/``on_leave`` as ``root.visit(visitor)`` would, without copying nodes.
 
@@ -108,7 +120,7 @@ def walk(root: cst.CSTNode, visitor: cst.CSTVisitor, skip_layout: bool = False) 
     on_visit = visitor.on_visit
     on_leave = visitor.on_leave
     known = _CHILD_FIELDS
-    node_class = cst.CSTNode
+    kinds = _VALUE_KINDS
     skipped = LAYOUT_TYPES if skip_layout else frozenset()
 
     def visit(node: cst.CSTNode) -> None:
@@ -118,10 +130,13 @@ def walk(root: cst.CSTNode, visitor: cst.CSTVisitor, skip_layout: bool = False) 
                 fields = child_fields(node)
             for name in fields:
                 value = getattr(node, name)
-                if isinstance(value, node_class):
+                kind = kinds.get(type(value))
+                if kind is None:
+                    kind = _value_kind(value)
+                if kind is _NODE:
                     if type(value) not in skipped:
                         visit(value)
-                elif isinstance(value, (tuple, list)):
+                elif kind is _SEQUENCE:
                     for child in value:
                         if type(child) not in skipped:
                             visit(child)
