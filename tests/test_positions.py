@@ -62,3 +62,14 @@ def test_a_node_from_another_module_gets_no_position():
     module = cst.parse_module("x = 1\n")
     stranger = cst.parse_module("y = 2\n").body[0]
     assert positions_of(module, [stranger]) == {}
+
+
+@pytest.mark.parametrize("name, code", CASES, ids=[name for name, _ in CASES])
+def test_ranges_read_off_ast_are_the_position_provider_ranges(name: str, code: str):
+    """With the text, most ranges come from CPython's ast, the rest from generating code: all must agree."""
+    module = cst.parse_module(code)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    nodes = all_nodes(module)
+    found = positions_of(module, nodes, code)
+    wrong = {type(node).__name__: (found.get(node), expected[node]) for node in nodes if found.get(node) != expected[node]}
+    assert wrong == {}

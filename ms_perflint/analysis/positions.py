@@ -17,11 +17,13 @@ the same ones ``PositionProvider`` is built on.
 from __future__ import annotations
 
 from contextlib import contextmanager, nullcontext
-from typing import Dict, Iterable, Iterator, Optional, Set
+from typing import Dict, Iterable, Iterator, Optional, Set, Tuple
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 from libcst._nodes.internal import CodegenState
+
+from ms_perflint.analysis.ast_positions import AstPositions
 
 _NOTHING_TO_RECORD = nullcontext()
 
@@ -104,12 +106,65 @@ class _TargetedCodegenState(CodegenState):
         self._found(node, CodeRange(start, end))
 
 
-def positions_of(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> Dict[cst.CSTNode, CodeRange]:
-    """``{node: CodeRange}`` for those of ``nodes`` that are in ``module`` (1-based lines, 0-based columns)."""
+def positions_of(module: cst.Module, nodes: Iterable[cst.CSTNode], text: Optional[str] = None
+                 ) -> Dict[cst.CSTNode, CodeRange]:
+    """``{node: CodeRange}`` for those of ``nodes`` that are in ``module`` (1-based lines, 0-based columns).
+
+    With the module's ``text``, the ranges are read off CPython's ``ast`` where the two trees pair
+    (:mod:`~ms_perflint.analysis.ast_positions`), and only the rest is found by generating code: of the
+    nearest paired statement or expression alone, else of the module.
+    """
+    wanted = {id(node): node for node in nodes}
+    found: Dict[int, CodeRange] = {}
+    if text is not None and wanted:
+        found = _paired(module, text, wanted)
+    missing = [node for key, node in wanted.items() if key not in found]
+    if missing:
+        found.update((id(node), where) for node, where in _generated(module, module, missing).items())
+    return {wanted[key]: where for key, where in found.items() if key in wanted}
+
+
+def _generated(module: cst.Module, root: cst.CSTNode, nodes: Iterable[cst.CSTNode],
+               start: Optional[CodePosition] = None, indents: Tuple[str, ...] = ()) -> Dict[cst.CSTNode, CodeRange]:
+    """Ranges of ``nodes`` found by generating the code of ``root`` (which starts at ``start``, inside blocks
+    indented by ``indents``)."""
     wanted = set(nodes)
     state = _TargetedCodegenState(module, wanted)
+    if start is not None:
+        state._line, state._column = start.line, start.column
+        state.indent_tokens.extend(indents)
     try:
-        module._codegen(state)  # noqa: SLF001 -- the hook PositionProvider uses
+        root._codegen(state)  # noqa: SLF001 -- the hook PositionProvider uses
     except _AllRecorded:
         pass
     return {node: where for node, where in state.ranges.items() if node in wanted}
+
+
+def _paired(module: cst.Module, text: str, wanted: Dict[int, cst.CSTNode]) -> Dict[int, CodeRange]:
+    """Ranges read off ``ast``, and those of the unpaired parts generated from their anchors."""
+    pairing = AstPositions(text, set(wanted), module.default_indent)
+    if not pairing.pair(module):
+        return {}
+    found = {key: CodeRange(CodePosition(l1, c1), CodePosition(l2, c2))
+             for key, (l1, c1, l2, c2) in pairing.spans.items()}
+    missing = set(wanted) - set(found)
+    for subtree, anchor in pairing.unpaired:
+        if not missing:
+            break
+        inside = [wanted[key] for key in _ids_under(subtree) if key in missing]
+        if not inside or anchor is None:
+            continue  # no anchor: left to the whole module's code
+        start = CodePosition(anchor.line, anchor.column)
+        for node, where in _generated(module, anchor.node, inside, start, anchor.indents).items():
+            found[id(node)] = where
+            missing.discard(id(node))
+    return found
+
+
+def _ids_under(node: cst.CSTNode) -> Iterator[int]:
+    """``id`` of the node and of every node under it."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield id(current)
+        stack.extend(current.children)

@@ -789,7 +789,7 @@ class _Collector(cst.CSTVisitor):
         anchor = _import_anchor(self.module)
         if anchor is not None:
             wanted.append(anchor)
-        positions = positions_of(self.module, wanted) if wanted else {}
+        positions = positions_of(self.module, wanted, self.text) if wanted else {}
         index = LineIndex(self.text)
         self.facts.import_insert = (0, "", "\r\n" if "\r\n" in self.text else "\n")
         if anchor is not None and anchor in positions:
