@@ -807,9 +807,13 @@ HOW_IT_IS_FAST = """\
   visitor that changes nothing; `ms_perflint/analysis/walker.py` calls the same `on_visit`/`on_leave`
   in the same order without copying, and passes whitespace and punctuation by (`tests/test_walker.py`
   compares the event streams).
-- **Positions for recorded nodes only.** `PositionProvider` records a range for every node of the
-  module (more than the parse itself); `ms_perflint/analysis/positions.py` regenerates the code once
-  and records only the nodes the facts need (identical ranges: `tests/test_positions.py`).
+- **Positions for recorded nodes only, read off `ast`.** `PositionProvider` records a range for every
+  node of the module (more than the parse itself). `ms_perflint/analysis/ast_positions.py` pairs the
+  libcst tree with CPython's own `ast` of the same text (a tenth of libcst's parse) and reads each
+  recorded node's range off its twin; what does not pair (an f-string's insides, pattern matching) is
+  found by regenerating the code of its nearest paired statement or expression only
+  (`analysis/positions.py`). Identical ranges: `tests/test_positions.py` compares every node of the
+  fixtures with `PositionProvider`, and the corpus gave the same ranges both ways for all 2800 files.
 - **Caches.** In `.ms_perflint_cache/` (`--no-cache` keeps everything in memory, `--cache-dir`
   moves it): the project index's manifest (each file's size, modification time and content hash),
   each file's facts keyed by its content, its path and the analysis code, and the project's
