@@ -184,6 +184,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if sys.stderr.isatty():
             sys.stderr.write("\r\x1b[K")  # over a progress line
         print("ms-perflint: interrupted", file=sys.stderr)
+        _exit_now_if_a_pool_was_abandoned(interrupt_code(interrupt))
         return interrupt_code(interrupt)
     except BrokenPipeError:
         # The reader went away (`ms-perflint src/ | head`): point stdout at devnull so the final flush cannot raise.
@@ -196,6 +197,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _exit_now_if_a_pool_was_abandoned(code: int) -> None:
+    """End the process at once when an interrupt killed a worker pool: Python's normal exit joins the pool's
+    manager thread, which an interrupt at the wrong moment leaves waiting forever (its workers are dead)."""
+    from ms_perflint.run import pool
+
+    if pool.abandoned():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
 
 def _handle_sigterm():
@@ -449,6 +461,7 @@ def _run_fix(args: argparse.Namespace, session, files: Sequence[str]) -> int:
     except KeyboardInterrupt as interrupt:
         print("ms-perflint: interrupted; no file was written" if args.fix else "ms-perflint: interrupted",
               file=sys.stderr)
+        _exit_now_if_a_pool_was_abandoned(interrupt_code(interrupt))
         return interrupt_code(interrupt)
     if args.fix:
         try:

@@ -587,3 +587,26 @@ def test_files_checked_alone_are_analysed_by_the_workers_and_decided_alone(tree,
     assert pooled == alone and any(findings for _, findings, _ in alone)
     pids = analysed_in.read_text().split()
     assert len(pids) == len(paths) and str(os.getpid()) not in pids
+
+
+@needs_linux
+def test_a_killed_pool_is_not_waited_for_when_an_interrupt_left_a_future_locked():
+    # CI once waited 30 s after SIGINT: the interrupt landed while ``as_completed`` held the futures' locks, so
+    # the pool's manager thread could never mark them broken, and shutting the pool down waited for it forever.
+    import threading
+    from concurrent.futures import ProcessPoolExecutor
+
+    executor = ProcessPoolExecutor(max_workers=1, mp_context=pool._context())
+    future = executor.submit(time.sleep, 30)
+    while not executor._processes:  # noqa: SLF001 -- the worker exists
+        time.sleep(0.01)
+    future._condition.acquire()  # noqa: SLF001 -- as an interrupted as_completed leaves it
+    try:
+        done = threading.Event()
+        stopper = threading.Thread(target=lambda: (pool._shutdown(executor, kill=True), done.set()), daemon=True)
+        stopper.start()
+        assert done.wait(5), "shutting the killed pool down waited for its manager thread"
+        assert pool.abandoned()
+    finally:
+        future._condition.release()  # noqa: SLF001
+        pool.ABANDONED.clear()

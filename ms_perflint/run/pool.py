@@ -205,13 +205,30 @@ def _die_with_parent(parent: int) -> None:
         pass
 
 
+#: Set when a pool was abandoned (killed on an interrupt or an error): its manager thread may never end.
+ABANDONED: List[object] = []
+
+
 def _shutdown(executor, kill: bool) -> None:
-    """Stop the pool; with ``kill`` (an interrupt, an error) at once: the workers are killed, not waited for."""
+    """Stop the pool; with ``kill`` (an interrupt, an error) at once: the workers are killed, not waited for.
+
+    An interrupt can land while the main thread holds some of the futures' locks (``as_completed`` takes
+    them all): the pool's manager thread can then never finish, so a killed pool is not waited for, and the
+    CLI ends an interrupted run without joining it (:func:`abandoned`).
+    """
     if kill:
         for process in list((getattr(executor, "_processes", None) or {}).values()):
             if process.is_alive():
                 process.kill()
+        ABANDONED.append(executor)
+        executor.shutdown(wait=False, cancel_futures=True)
+        return
     executor.shutdown(wait=True, cancel_futures=True)
+
+
+def abandoned() -> bool:
+    """A pool of this process was killed: exiting normally would join its manager thread, which may hang."""
+    return bool(ABANDONED)
 
 
 def _context():
