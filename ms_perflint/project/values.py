@@ -171,19 +171,8 @@ class Values:
         if not call.args or call.kwargs or call.star or call.double_star:
             return unknown()
         operands = [self.resolve(path, argument, call.scope, depth + 1, program=program) for argument in call.args]
-        if not all(o.values for o in operands):
-            return unknown()
         function = _NUMERIC[call.callee]
-        result = Resolution(complete=all(o.complete for o in operands))
-        for combination in _combinations([o.values for o in operands]):
-            computed = _apply(function, [k.value for k in combination])
-            if computed is None:
-                result.complete = False
-                continue
-            trail = tuple(dict.fromkeys(name for k in combination for name in k.trail))
-            hops = tuple(dict.fromkeys(hop for k in combination for hop in k.hops))
-            result.values.append(Known(computed, call_where(path, call), combination[-1].source, "", trail, hops))
-        return result
+        return _computed(operands, lambda values: _apply(function, values), lambda last: call_where(path, call), "")
 
     def _context_read(self, path: str, value: Value, depth: int, program: Optional[Program]) -> Resolution:
         """``get_context("device_target")``: the values the program's ``set_context(device_target=...)`` set."""
@@ -385,20 +374,9 @@ class Values:
         if op not in ("+", "-", "*", "//", "/", "%", "neg") or not value.parts:
             return unknown()
         operands = [self.resolve(path, part, scope, depth + 1, program=program) for part in value.parts]
-        if not all(o.values for o in operands):
-            return unknown()
-        result = Resolution(complete=all(o.complete for o in operands))
-        for combination in _combinations([o.values for o in operands]):
-            computed = _compute(op, [k.value for k in combination])
-            if computed is None:
-                result.complete = False
-                continue
-            trail = tuple(dict.fromkeys(name for k in combination for name in k.trail))
-            hops = tuple(dict.fromkeys(hop for k in combination for hop in k.hops))
-            # A computed value is written where its expression is (``vocab_size + 1``), not at an operand.
-            place = where(path, value) if value.line else combination[-1].where
-            result.values.append(Known(computed, place, combination[-1].source, value.text, trail, hops))
-        return result
+        # A computed value is written where its expression is (``vocab_size + 1``), not at an operand.
+        return _computed(operands, lambda values: _compute(op, values),
+                         lambda last: where(path, value) if value.line else last.where, value.text)
 
     def _item(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program]) -> Resolution:
         """``sequence[i]`` for a known sequence and index."""
@@ -670,6 +648,24 @@ def _combinations(lists: List[List[Known]]) -> Iterable[List[Known]]:
     for options in lists:
         combinations = [c + [o] for c in combinations for o in options][:MAX_COMBINATIONS]
     return combinations
+
+
+def _computed(operands: List[Resolution], compute: Callable[[List[Any]], Optional[Any]],
+              place: Callable[[Known], Optional[Where]], via: str) -> Resolution:
+    """A value computed from every combination of its operands' values (an operator's, a numeric function's)."""
+    if not all(o.values for o in operands):
+        return unknown()
+    result = Resolution(complete=all(o.complete for o in operands))
+    for combination in _combinations([o.values for o in operands]):
+        computed = compute([k.value for k in combination])
+        if computed is None:
+            result.complete = False
+            continue
+        trail = tuple(dict.fromkeys(name for k in combination for name in k.trail))
+        hops = tuple(dict.fromkeys(hop for k in combination for hop in k.hops))
+        last = combination[-1]
+        result.values.append(Known(computed, place(last), last.source, via, trail, hops))
+    return result
 
 
 _NUMERIC: Dict[str, Callable[..., Any]] = {
