@@ -84,7 +84,7 @@ def _looks_deep(text: str) -> bool:
     """Cheap signs of deep nesting; strings and comments may fake them, which only costs an ast parse."""
     if len(text) > SUSPICIOUS_LINE_LENGTH and max(map(len, text.splitlines()), default=0) > SUSPICIOUS_LINE_LENGTH:
         return True
-    if "\\\n" in text and _longest_continuation(text) > SUSPICIOUS_CONTINUATIONS:
+    if ("\\\n" in text or "\\\r" in text) and _longest_continuation(text) > SUSPICIOUS_CONTINUATIONS:
         return True
     depth = 0
     region_start_line = line = 1
@@ -104,12 +104,23 @@ def _looks_deep(text: str) -> bool:
     return False
 
 
-_CONTINUED_LINES = re.compile(r"(?:[^\n]*\\\r?\n)+")
+_LINE_CONTINUATION = re.compile(r"\\\r?\n")
 
 
 def _longest_continuation(text: str) -> int:
-    """The most physical lines one logical line spans through backslash continuations."""
-    return max((match.group(0).count("\n") for match in _CONTINUED_LINES.finditer(text)), default=0)
+    """The most physical lines one logical line spans through backslash continuations.
+
+    Counts runs of backslash-newlines with no other line break between them; a regular expression
+    matching whole continued lines backtracked over every line and cost more than the rest of the guard.
+    """
+    longest = run = 0
+    previous_end = -1
+    for match in _LINE_CONTINUATION.finditer(text):
+        start = match.start()
+        run = run + 1 if previous_end >= 0 and "\n" not in text[previous_end:start] else 1
+        longest = max(longest, run)
+        previous_end = match.end()
+    return longest
 
 
 def _deeper_than(tree: ast.AST, limit: int) -> bool:
