@@ -50,6 +50,7 @@ def analyse_python(text: str, module_name: str, is_package: bool = False) -> Uni
     """Parse ``text`` with libcst and record its facts; invalid or hostile input comes back as an error."""
     import libcst as cst
 
+    from ms_perflint.analysis.parser import parse_module
     from ms_perflint.analysis.python import extract_python
     from ms_perflint.sources.guard import nesting_error, python_syntax_error, too_deep_error
 
@@ -57,7 +58,7 @@ def analyse_python(text: str, module_name: str, is_package: bool = False) -> Uni
     if error is not None:
         return error
     try:
-        module = cst.parse_module(text)
+        module = parse_module(text)
     except cst.ParserSyntaxError as problem:
         message = str(problem).splitlines()[0] if str(problem) else "invalid syntax"
         return python_syntax_error(text) or FileError("SyntaxError", message, problem.raw_line, problem.raw_column)
