@@ -136,7 +136,7 @@ def test_a_file_that_kills_its_worker_is_that_files_error(tmp_path, monkeypatch)
     monkeypatch.setattr(index_module, "analyse", _dies_on("crash.py", "kill"))  # the forked workers inherit it
     isolated = []
     real_isolated = pool._isolated
-    monkeypatch.setattr(pool, "_isolated", lambda job, size: isolated.append(job[0]) or real_isolated(job, size))
+    monkeypatch.setattr(pool, "_isolated", lambda job, *rest: isolated.append(job[0]) or real_isolated(job, *rest))
     jobs = jobs_of(tmp_path)
     records = Extractor(jobs=2)(jobs)
     # Only files a worker had started are suspects, each re-run alone; the rest went to a fresh pool.

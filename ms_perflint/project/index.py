@@ -30,8 +30,10 @@ from ms_perflint.analysis.facts import facts_from_json
 from ms_perflint.findings import FileError
 from ms_perflint.memory import fewer_collections
 from ms_perflint.project.roots import is_root
-from ms_perflint.sources import DEFAULT_MAX_FILE_SIZE, NOTEBOOK, NOTEBOOK_JSON_FACTOR, kind_of, load_unit, read_bytes, too_large
+from ms_perflint.sources import (DEFAULT_MAX_FILE_SIZE, NOTEBOOK, NOTEBOOK_JSON_FACTOR, PYTHON, kind_of, load_unit,
+                                 names_mindspore, read_bytes, too_large)
 from ms_perflint.sources.discovery import skipped_folder
+from ms_perflint.sources.guard import python_syntax_error
 
 #: The cache layout's version; changes to the analysis are noticed by themselves (see ``_format``).
 INDEX_FORMAT = 2
@@ -279,8 +281,13 @@ def _write_json(target: str, payload: Any) -> None:
 
 
 def extract_record(relative: str, path: str, kind: str, max_size: Optional[int] = DEFAULT_MAX_FILE_SIZE,
-                   data: Optional[bytes] = None) -> IndexedFile:
-    """Read and analyse one file into its record (never raises for bad input)."""
+                   data: Optional[bytes] = None, alone: bool = False) -> IndexedFile:
+    """Read and analyse one file into its record (never raises for bad input).
+
+    ``alone``: the file is checked as a project of its own. A Python file that then names no MindSpore
+    package cannot import one, so no rule can report in it: it is not analysed, only its syntax is
+    checked (with Python's own parser, a tenth of the analysis), so that it fails as it would in a project.
+    """
     try:
         status = os.stat(path)
         size, mtime = status.st_size, status.st_mtime_ns
@@ -297,6 +304,9 @@ def extract_record(relative: str, path: str, kind: str, max_size: Optional[int] 
         data = read
     record = IndexedFile(kind, size, mtime, hashlib.sha256(data).hexdigest())
     unit = load_unit(path, data, kind, max_size)
+    if alone and kind == PYTHON and unit.error is None and not names_mindspore(data):
+        record.error = python_syntax_error(unit.text)
+        return record
     result = analyse(unit, module_name(relative), relative.endswith("/__init__.py") or relative == "__init__.py")
     if isinstance(result, FileError):
         record.error = result

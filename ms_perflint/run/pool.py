@@ -43,9 +43,12 @@ class Extractor:
     """Analyse index jobs ``(relative, path, kind)`` into records, in the jobs' order."""
 
     def __init__(self, jobs: int = 0, max_size: Optional[int] = None,
-                 progress: Optional[Callable[[int, int], None]] = None, overlay: Optional[Dict[str, bytes]] = None) -> None:
+                 progress: Optional[Callable[[int, int], None]] = None, overlay: Optional[Dict[str, bytes]] = None,
+                 alone: bool = False) -> None:
         self.jobs = jobs
         self.max_size = max_size
+        #: The files are checked each as a project of its own (see ``extract_record``).
+        self.alone = alone
         self.progress = progress
         self.overlay = overlay or {}
 
@@ -56,7 +59,8 @@ class Extractor:
         if workers <= 1 or len(jobs) < 2:
             records = []
             for done, (relative, path, kind) in enumerate(jobs, start=1):
-                records.append(extract_record(relative, path, kind, self.max_size, self.overlay.get(os.path.abspath(path))))
+                records.append(extract_record(relative, path, kind, self.max_size, self.overlay.get(os.path.abspath(path)),
+                                              self.alone))
                 self._report(done, len(jobs))
             return records
         return self._in_pool(jobs, workers)
@@ -75,7 +79,7 @@ class Extractor:
             if suspects:
                 _warm_up()  # each isolated process is forked from this one: import the parser once, here
             for index in suspects:
-                records[index] = _isolated(jobs[index], self.max_size)
+                records[index] = _isolated(jobs[index], self.max_size, self.alone)
                 done[0] += 1
                 self._report(done[0], len(jobs))
         return records
@@ -94,7 +98,7 @@ class Extractor:
         context = _context()
         started = context.Array("b", len(jobs), lock=False)
         executor = ProcessPoolExecutor(max_workers=min(workers, len(indexes)), mp_context=context,
-                                       initializer=_start_worker, initargs=(self.max_size, os.getpid(), started))
+                                       initializer=_start_worker, initargs=(self.max_size, self.alone, os.getpid(), started))
         broken = False
         finished = False
         try:
@@ -130,9 +134,10 @@ def _warm_up() -> None:
 _WORKER: Dict[str, object] = {}
 
 
-def _start_worker(max_size: Optional[int], parent: int, started) -> None:
+def _start_worker(max_size: Optional[int], alone: bool, parent: int, started) -> None:
     _become_worker(parent)
     _WORKER["max_size"] = max_size
+    _WORKER["alone"] = alone
     _WORKER["started"] = started
 
 
@@ -148,10 +153,10 @@ def _work(index: int, job: Job):
 
     _WORKER["started"][index] = 1  # type: ignore[index]
     relative, path, kind = job
-    return extract_record(relative, path, kind, _WORKER.get("max_size"))  # type: ignore[arg-type]
+    return extract_record(relative, path, kind, _WORKER.get("max_size"), alone=bool(_WORKER.get("alone")))  # type: ignore[arg-type]
 
 
-def _isolated(job: Job, max_size: Optional[int]):
+def _isolated(job: Job, max_size: Optional[int], alone: bool = False):
     """Analyse one file in a process of its own; a crash becomes that file's error."""
     import multiprocessing
 
@@ -159,7 +164,7 @@ def _isolated(job: Job, max_size: Optional[int]):
 
     context = _context()
     receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_isolated_main, args=(job, max_size, sender, os.getpid()), daemon=True)
+    process = context.Process(target=_isolated_main, args=(job, max_size, alone, sender, os.getpid()), daemon=True)
     process.start()
     sender.close()
     record = None
@@ -181,11 +186,11 @@ def _isolated(job: Job, max_size: Optional[int]):
     return record
 
 
-def _isolated_main(job: Job, max_size: Optional[int], sender, parent: int) -> None:
+def _isolated_main(job: Job, max_size: Optional[int], alone: bool, sender, parent: int) -> None:
     _become_worker(parent)
     from ms_perflint.project.index import extract_record
 
-    sender.send(extract_record(job[0], job[1], job[2], max_size))
+    sender.send(extract_record(job[0], job[1], job[2], max_size, alone=alone))
     sender.close()
 
 

@@ -255,7 +255,7 @@ class Session:
         records: Dict[str, object] = {}
         for limit, paths in by_limit.items():
             jobs = [(os.path.basename(path) or "stdin.py", path, kind_of(path) or PYTHON) for path in paths]
-            extract = Extractor(self.options.jobs, limit, self.options.progress, self.overlay)
+            extract = Extractor(self.options.jobs, limit, self.options.progress, self.overlay, alone=True)
             records.update(zip(paths, extract(jobs)))
         return records
 
@@ -275,7 +275,7 @@ class Session:
         if isinstance(data, FileError):
             return FileResult(path, kind=kind, error=data)
         if record is None or getattr(record, "digest", None) != hashlib.sha256(data).hexdigest():
-            record = extract_record(name, path, kind, settings.max_file_size, data=data)
+            record = extract_record(name, path, kind, settings.max_file_size, data=data, alone=True)
         if record.facts is None:
             return self._finish(path, kind, record.error, [], data=data)
         raw = decide(Project("", {name: record.facts}), lambda _: settings, enabled_rules(settings))

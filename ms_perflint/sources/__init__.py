@@ -17,6 +17,7 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import List, Optional, Union
 
+from ms_perflint.catalogue import MINDSPORE_PACKAGES
 from ms_perflint.findings import FileError, SourceText
 from ms_perflint.settings import DEFAULT_MAX_FILE_SIZE  # noqa: F401 -- the one definition, re-exported
 
@@ -70,6 +71,14 @@ class Unit:
     virtual: object = None
     #: Things that did not stop the check (a notebook cell left out), one line each.
     notices: List[str] = field(default_factory=list)
+
+
+_PACKAGE_NAMES = tuple(package.encode("ascii") for package in MINDSPORE_PACKAGES)
+
+
+def names_mindspore(data: bytes) -> bool:
+    """Whether Python source bytes name a MindSpore-family package anywhere (an import needs its name)."""
+    return any(name in data for name in _PACKAGE_NAMES)
 
 
 def read_bytes(path: str) -> Union[bytes, FileError]:
