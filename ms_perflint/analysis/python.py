@@ -22,7 +22,7 @@ from __future__ import annotations
 import builtins
 import sys
 from dataclasses import replace
-from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -100,8 +100,6 @@ class _Collector(cst.CSTVisitor):
         self.loop_nodes: Dict[int, cst.CSTNode] = {}
         self.class_nodes: Dict[str, cst.CSTNode] = {}
         self.depth = 0
-        #: Node type -> its ``visit_`` handler (or None), looked up once per type.
-        self._handlers: Dict[type, object] = {}
 
     # --- context ---------------------------------------------------------------------------
 
@@ -112,11 +110,11 @@ class _Collector(cst.CSTVisitor):
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.ancestors.append(node)
         kind = type(node)
-        handler = self._handlers.get(kind, _NO_HANDLER)
+        handler = _HANDLERS.get(kind, _NO_HANDLER)
         if handler is _NO_HANDLER:
-            handler = self._handlers[kind] = getattr(self, "visit_" + kind.__name__, None)
+            handler = _HANDLERS[kind] = _handler(kind)
         if handler is not None:
-            return handler(node) is not False
+            return handler(self, node) is not False
         return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
@@ -831,6 +829,16 @@ class _Collector(cst.CSTVisitor):
 
 _NOT_LITERAL = object()
 _NO_HANDLER = object()
+#: Node type -> the collector's own ``visit_`` function for it, or None (libcst's do-nothing default), looked
+#: up once per type. Kept on the class, not the instance: bound methods in an instance's dict would make each
+#: collector a reference cycle that keeps its whole tree alive until the garbage collector finds it.
+_HANDLERS: Dict[type, Optional[Callable[..., Any]]] = {}
+
+
+def _handler(kind: type) -> Optional[Callable[..., Any]]:
+    name = "visit_" + kind.__name__
+    function = getattr(_Collector, name, None)
+    return None if function is None or function is getattr(cst.CSTVisitor, name, None) else function
 
 
 def _literal(node: cst.BaseExpression) -> Any:

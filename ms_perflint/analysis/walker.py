@@ -143,4 +143,9 @@ def walk(root: cst.CSTNode, visitor: cst.CSTVisitor, skip_layout: bool = False) 
                 # None or MaybeSentinel: an absent optional child.
         on_leave(node)
 
-    visit(root)
+    try:
+        visit(root)
+    finally:
+        # ``visit`` refers to itself through its closure: emptying the cell breaks that cycle, which would
+        # otherwise keep the visitor, and the tree it holds, alive until the garbage collector runs.
+        del visit
