@@ -54,8 +54,8 @@ setup(
         # <8: the plugin asks flake8's own DecisionEngine (flake8.style_guide, not a public API) whether
         # a finding is selected; tests/test_flake8.py runs real flake8 processes against it.
         "flake8>=6,<8",
-        # The project index is written under a lock, on every platform (fcntl is POSIX only).
-        "filelock>=3.8",
+        # The project index is written under a lock: an flock on POSIX, this package where fcntl is missing.
+        'filelock>=3.8; sys_platform == "win32"',
         # Project analysis: YAML configs (amp_level, num_classes, callbacks). Fixes are line edits of
         # the one scalar they change, so a round-tripping YAML library is not needed.
         "PyYAML>=5.1",

@@ -393,6 +393,8 @@ def check_code_or_prefix(code: str) -> Optional[str]:
 
 def check_rule_codes(codes: Sequence[str]) -> Optional[str]:
     """Why some of ``codes`` (codes or prefixes) select no rule at all, or None (as ruff: an unknown code is an error)."""
+    if not codes:
+        return None
     from ms_perflint.rules import ALL_RULES
 
     known = [rule.code for rule in ALL_RULES]

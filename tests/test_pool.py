@@ -25,7 +25,7 @@ from ms_perflint.project import index as index_module
 from ms_perflint.project.index import ProjectIndex, walk_project
 from ms_perflint.run import pool
 from ms_perflint.run.pool import Extractor, auto_jobs
-from tests.conftest import FIXTURES, run_cli
+from tests.conftest import FIXTURES, REPO, run_cli
 
 LINUX = sys.platform.startswith("linux")
 needs_linux = pytest.mark.skipif(not LINUX, reason="forked workers, /proc and PR_SET_PDEATHSIG are Linux's")
@@ -505,6 +505,23 @@ def test_two_runs_at_once_share_one_index_without_damage(project):
     assert len(json.loads(stored.read_text())["files"]) == 33
     assert not list((project / ".ms_perflint_cache").glob("*.tmp"))
     assert ProjectIndex(str(project), str(project / ".ms_perflint_cache")).refresh().read_count == 0
+
+
+def test_the_index_lock_excludes_another_process_until_released(tmp_path):
+    """While one process holds the index lock, another waits for it (and gets it once it is released)."""
+    from ms_perflint.project.index import _locked
+
+    lock = str(tmp_path / "cache" / "project.lock")
+    log = tmp_path / "log.txt"
+    take = ("import sys; from ms_perflint.project.index import _locked\n"
+            "with _locked(sys.argv[1]):\n    open(sys.argv[2], 'a').write('child\\n')\n")
+    with _locked(lock):
+        child = subprocess.Popen([sys.executable, "-c", take, lock, str(log)], env={**os.environ, "PYTHONPATH": str(REPO)})
+        with pytest.raises(subprocess.TimeoutExpired):
+            child.wait(2.0)  # still waiting for the lock
+        assert not log.exists()
+        log.write_text("parent\n")
+    assert child.wait(30) == 0 and log.read_text() == "parent\nchild\n"
 
 
 def test_the_project_is_indexed_once_by_the_parent_not_by_each_worker(tree, monkeypatch, tmp_path):

@@ -204,3 +204,13 @@ def test_analysing_a_file_leaves_no_cycle_for_the_garbage_collector():
         if enabled:
             gc.enable()
     assert facts.calls and left == []
+
+
+def test_layout_types_are_every_libcst_whitespace_and_operator_class():
+    from ms_perflint.analysis.walker import LAYOUT_TYPES
+
+    bases = (cst.BaseParenthesizableWhitespace, cst.BaseBinaryOp, cst.BaseUnaryOp, cst.BaseBooleanOp, cst.BaseCompOp,
+             cst.BaseAugOp)
+    subclasses = {value for value in vars(cst).values() if isinstance(value, type) and issubclass(value, bases)}
+    assert subclasses <= LAYOUT_TYPES and cst.Plus in LAYOUT_TYPES and cst.SimpleWhitespace in LAYOUT_TYPES
+    assert cst.Comma in LAYOUT_TYPES and cst.Name not in LAYOUT_TYPES and cst.Call not in LAYOUT_TYPES

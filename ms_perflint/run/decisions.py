@@ -1,8 +1,8 @@
 """The decisions of a project, kept between runs: a re-run of an unchanged project decides nothing.
 
 The rules' raw findings for every file of a project depend only on the project's
-files (the index digest), the rules that ran, each file's settings and the tool
-itself. They are stored in ``decisions-<root hash>.json`` in the cache folder under
+files (the index digest), the settings of its folders (which say what rules run) and
+the tool itself. They are stored in ``decisions-<root hash>.json`` in the cache folder under
 a key made of those; a run that finds the same key reads them back instead of
 loading every file's facts and running the rules. One file per project, rewritten
 when the key changes, so the cache does not grow. An entry that does not read back
@@ -39,9 +39,9 @@ def tool_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def key(index_digest: str, rule_codes: Iterable[str], settings_keys: Iterable[str]) -> str:
-    """The key of a project's decisions."""
-    parts = [tool_fingerprint(), index_digest, ",".join(sorted(rule_codes)), *sorted(set(settings_keys))]
+def key(index_digest: str, settings_keys: Iterable[str]) -> str:
+    """The key of a project's decisions: its files, its folders' settings (which enable the rules) and the tool."""
+    parts = [tool_fingerprint(), index_digest, *sorted(set(settings_keys))]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 

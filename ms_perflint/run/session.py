@@ -135,14 +135,13 @@ class Session:
         return [results[path] for path in paths]
 
     def _check_project(self, root: str, members: Sequence[str]) -> Dict[str, FileResult]:
-        from ms_perflint.run.lint import enabled_union, findings_for
+        from ms_perflint.run.lint import findings_for
 
         index = self.index(root)
         self._apply_overlay(index)
         texts = self._read_members(index, members)
         settings_for = lambda relative: self.settings_for(index.absolute(relative))  # noqa: E731
-        rules = enabled_union(self.settings_for(path) for path in members)
-        raw = self._decisions(index, rules, settings_for)
+        raw = self._decisions(index, settings_for)
         results: Dict[str, FileResult] = {}
         for path in members:
             relative = index.relative(path)
@@ -154,19 +153,25 @@ class Session:
                                          data=texts.get(path))
         return results
 
-    def _decisions(self, index, rules, settings_for):
-        """The rules' raw findings for the project: stored ones when nothing changed, else decided afresh."""
+    def _decisions(self, index, settings_for):
+        """The rules' raw findings for the project: stored ones when nothing changed, else decided afresh.
+
+        The rules that run are those some folder of the project enables, whichever of its files were asked
+        for: the decisions are the project's, so the key needs only the project's files, the settings of its
+        folders and the tool (which decides what each setting enables), and a cached run never loads a rule.
+        """
         from ms_perflint.project.model import Project
         from ms_perflint.run import decisions
-        from ms_perflint.run.lint import decide
+        from ms_perflint.run.lint import decide, enabled_union
 
         folders = {relative.rpartition("/")[0] for relative in index.files}
-        settings_keys = [settings_for(f"{folder}/_" if folder else "_").cache_key() for folder in folders]
+        settings = [settings_for(f"{folder}/_" if folder else "_") for folder in folders]
         cache = self.options.cache_folder if not self.overlay else None
-        wanted = decisions.key(index.digest(), [rule.code for rule in rules], settings_keys)
+        wanted = decisions.key(index.digest(), [s.cache_key() for s in settings])
         stored = decisions.load(cache, index.root, wanted)
         if stored is not None:
             return stored
+        rules = enabled_union(settings)
         raw = decide(Project(index.root, index.facts()), settings_for, rules, self.options.progress)
         decisions.store(cache, index.root, wanted, raw)
         return raw

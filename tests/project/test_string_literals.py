@@ -31,8 +31,9 @@ def test_bytes_and_formatted_strings_are_not_known(source):
 @settings(max_examples=300, deadline=None)
 @given(st.text(), st.sampled_from(["'", '"', "'''", '"""']), st.sampled_from(["", "u", "U"]))
 def test_any_text_written_as_a_literal_reads_back(text, quote, prefix):
-    body = repr(text)[1:-1] if quote in ("'", '"') else repr(text)[1:-1].replace(quote[0], "\\" + quote[0])
-    if quote in ("'", '"'):
-        body = body.replace('"', '\\"').replace("'", "\\'")
+    # Every backslash, line break and non-ASCII character escaped, then every quote: valid inside any quotes.
+    body = text.encode("unicode_escape").decode("ascii").replace("'", "\\'").replace('"', '\\"')
     source = prefix + quote + body + quote
     assert value(source) == eval(source) == text  # noqa: S307
+    if text.isprintable() and not any(c in text for c in "\\'\""):  # also as written, with nothing escaped
+        assert value(prefix + quote + text + quote) == text
