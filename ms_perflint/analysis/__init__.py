@@ -9,22 +9,24 @@ project's index stores them and the rules never need the tree.
 
 from __future__ import annotations
 
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
-from ms_perflint.analysis.facts import PythonFacts, ShellFacts, YamlFacts
 from ms_perflint.findings import FileError
 from ms_perflint.sources import JSON, NOTEBOOK, PYTHON, SHELL, YAML, Unit
 
-Facts = Union[PythonFacts, YamlFacts, ShellFacts]
+if TYPE_CHECKING:  # the facts' classes load with the analysis itself: a cached run needs neither
+    from ms_perflint.analysis.facts import PythonFacts, ShellFacts, YamlFacts
+
+    Facts = Union[PythonFacts, YamlFacts, ShellFacts]
 
 
-def analyse(unit: Unit, module_name: str, is_package: bool = False) -> Union[Facts, FileError]:
+def analyse(unit: Unit, module_name: str, is_package: bool = False) -> Union["Facts", FileError]:
     """The facts of a loaded unit, or the error that kept it from being read."""
     if unit.error is not None:
         return unit.error
     if unit.kind in (PYTHON, NOTEBOOK):
         facts = analyse_python(unit.text, module_name, is_package)
-        if unit.kind == NOTEBOOK and isinstance(facts, PythonFacts):
+        if unit.kind == NOTEBOOK and not isinstance(facts, FileError):
             facts.recorded_device = getattr(unit.notebook, "recorded_device", "")
         return facts
     if unit.kind == YAML:
@@ -38,7 +40,7 @@ def analyse(unit: Unit, module_name: str, is_package: bool = False) -> Union[Fac
         from ms_perflint.analysis.configs import extract_yaml
 
         facts = extract_yaml(unit.text)  # JSON is YAML; a JSON file YAML cannot read gives no config values
-        return facts if facts.error is None else YamlFacts()
+        return facts if facts.error is None else type(facts)()
     if unit.kind == SHELL:
         from ms_perflint.analysis.configs import extract_shell
 
@@ -46,7 +48,7 @@ def analyse(unit: Unit, module_name: str, is_package: bool = False) -> Union[Fac
     return FileError("ReadError", f"not a kind of file ms-perflint reads: {unit.kind}")
 
 
-def analyse_python(text: str, module_name: str, is_package: bool = False) -> Union[PythonFacts, FileError]:
+def analyse_python(text: str, module_name: str, is_package: bool = False) -> Union["PythonFacts", FileError]:
     """Parse ``text`` with libcst and record its facts; invalid or hostile input comes back as an error."""
     import libcst as cst
 

@@ -26,7 +26,6 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set,
 
 from ms_perflint import __version__
 from ms_perflint.analysis import analyse, module_name
-from ms_perflint.analysis.facts import facts_from_json
 from ms_perflint.findings import FileError
 from ms_perflint.memory import fewer_collections
 from ms_perflint.project.roots import is_root
@@ -77,6 +76,8 @@ class IndexedFile:
         Raises ValueError when the stored facts do not read back (the caller analyses the file again).
         """
         if self.facts is None and self.raw is not None:
+            from ms_perflint.analysis.facts import facts_from_json
+
             raw, self.raw = self.raw, None
             try:
                 self.facts = facts_from_json(raw)

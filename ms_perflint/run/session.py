@@ -160,9 +160,7 @@ class Session:
         for: the decisions are the project's, so the key needs only the project's files, the settings of its
         folders and the tool (which decides what each setting enables), and a cached run never loads a rule.
         """
-        from ms_perflint.project.model import Project
         from ms_perflint.run import decisions
-        from ms_perflint.run.lint import decide, enabled_union
 
         folders = {relative.rpartition("/")[0] for relative in index.files}
         settings = [settings_for(f"{folder}/_" if folder else "_") for folder in folders]
@@ -171,6 +169,9 @@ class Session:
         stored = decisions.load(cache, index.root, wanted)
         if stored is not None:
             return stored
+        from ms_perflint.project.model import Project
+        from ms_perflint.run.lint import decide, enabled_union
+
         rules = enabled_union(settings)
         raw = decide(Project(index.root, index.facts()), settings_for, rules, self.options.progress)
         decisions.store(cache, index.root, wanted, raw)
