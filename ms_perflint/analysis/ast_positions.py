@@ -111,7 +111,7 @@ class AstPositions:
     def _body(self, statements: Sequence[cst.CSTNode], nodes: Sequence[ast.stmt]) -> None:
         position = 0
         for statement in statements:
-            if isinstance(statement, cst.SimpleStatementLine):
+            if type(statement) is cst.SimpleStatementLine:
                 small = statement.body
                 twins = nodes[position:position + len(small)]
                 position += len(small)
@@ -151,27 +151,28 @@ class AstPositions:
         self._anchor = outer  # (a Mismatch abandons the whole pairing: nothing to restore then)
 
     def _small_parts(self, node: cst.CSTNode, twin: ast.stmt) -> None:
-        if isinstance(node, cst.Expr) and isinstance(twin, ast.Expr):
+        kind = type(node)
+        if kind is cst.Expr and isinstance(twin, ast.Expr):
             self._expr(node.value, twin.value)
-        elif isinstance(node, cst.Assign) and isinstance(twin, ast.Assign):
+        elif kind is cst.Assign and isinstance(twin, ast.Assign):
             if len(node.targets) != len(twin.targets):
                 raise Mismatch
             for target, target_twin in zip(node.targets, twin.targets):
                 self._expr(target.target, target_twin)
             self._expr(node.value, twin.value)
-        elif isinstance(node, cst.AnnAssign) and isinstance(twin, ast.AnnAssign):
+        elif kind is cst.AnnAssign and isinstance(twin, ast.AnnAssign):
             self._expr(node.target, twin.target)
             self._expr(node.annotation.annotation, twin.annotation)
             self._optional(node.value, twin.value)
-        elif isinstance(node, cst.AugAssign) and isinstance(twin, ast.AugAssign):
+        elif kind is cst.AugAssign and isinstance(twin, ast.AugAssign):
             self._expr(node.target, twin.target)
             self._expr(node.value, twin.value)
-        elif isinstance(node, cst.Return) and isinstance(twin, ast.Return):
+        elif kind is cst.Return and isinstance(twin, ast.Return):
             self._optional(node.value, twin.value)
-        elif isinstance(node, cst.Raise) and isinstance(twin, ast.Raise):
+        elif kind is cst.Raise and isinstance(twin, ast.Raise):
             self._optional(node.exc, twin.exc)
             self._optional(node.cause.item if node.cause is not None else None, twin.cause)
-        elif isinstance(node, cst.Assert) and isinstance(twin, ast.Assert):
+        elif kind is cst.Assert and isinstance(twin, ast.Assert):
             self._expr(node.test, twin.test)
             self._optional(node.msg, twin.msg)
         elif type(node).__name__ != _SAME_STATEMENT.get(type(twin)):
@@ -363,14 +364,15 @@ class AstPositions:
 
     def _own_span(self, node: cst.BaseExpression, twin: ast.expr) -> Optional[Span]:
         """The node's syntactic range; None where it cannot be read off ``ast`` (found from the code)."""
-        if isinstance(node, cst.Tuple):
+        kind = type(node)  # exact types: isinstance against libcst's ABCs is slow, and this runs for every node
+        if kind is cst.Tuple:
             return self._tuple_span(node, twin)  # type: ignore[arg-type]
-        if isinstance(node, cst.GeneratorExp):
+        if kind is cst.GeneratorExp:
             return self._generator_span(node, twin)  # type: ignore[arg-type]
         if getattr(twin, "unknown_span", False):
             return None
         span = self._span(twin)
-        if isinstance(node, _LEAVES):
+        if kind in _LEAVES:
             self._leaves.append((span, _leaf_text(node)))
         return span
 
@@ -604,7 +606,7 @@ def _leaf_text(node: cst.CSTNode) -> str:
 
 
 #: libcst leaves whose text is their range's text (checked after pairing).
-_LEAVES = (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
+_LEAVES = frozenset((cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString))
 
 #: libcst expression type -> (the ast types it pairs with, the method that pairs their children, whether it
 #: can anchor: its code starts where its ast range does).

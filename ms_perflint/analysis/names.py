@@ -21,10 +21,10 @@ from ms_perflint.catalogue import MINDSPORE_PACKAGES, canonical_name
 def dotted_name(node: cst.BaseExpression) -> Optional[str]:
     """``a.b.c`` for a Name/Attribute chain, else None (calls, subscripts, ...)."""
     parts = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
+    while type(node) is cst.Attribute:  # exact types: isinstance against libcst's ABCs is slow, and this is hot
+        parts.append(node.attr.value)  # type: ignore[attr-defined]
+        node = node.value  # type: ignore[attr-defined]
+    if type(node) is not cst.Name:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))

@@ -23,7 +23,8 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 from libcst._nodes.internal import CodegenState
 
-from ms_perflint.analysis.ast_positions import AstPositions
+from ms_perflint.analysis.ast_positions import AstPositions, Span
+from ms_perflint.analysis.walker import child_fields
 
 _NOTHING_TO_RECORD = nullcontext()
 
@@ -115,13 +116,24 @@ def positions_of(module: cst.Module, nodes: Iterable[cst.CSTNode], text: Optiona
     nearest paired statement or expression alone, else of the module.
     """
     wanted = {id(node): node for node in nodes}
-    found: Dict[int, CodeRange] = {}
+    return {wanted[key]: CodeRange(CodePosition(l1, c1), CodePosition(l2, c2))
+            for key, (l1, c1, l2, c2) in spans_of(module, wanted, text).items()}
+
+
+def spans_of(module: cst.Module, wanted: Dict[int, cst.CSTNode], text: Optional[str] = None) -> Dict[int, Span]:
+    """:func:`positions_of` as plain ``(line, column, end line, end column)`` tuples by the node's ``id``:
+    ``wanted`` maps ``id(node)`` to the node (the analysis asks for thousands of nodes per file)."""
+    found: Dict[int, Span] = {}
     if text is not None and wanted:
         found = _paired(module, text, wanted)
     missing = [node for key, node in wanted.items() if key not in found]
     if missing:
-        found.update((id(node), where) for node, where in _generated(module, module, missing).items())
-    return {wanted[key]: where for key, where in found.items() if key in wanted}
+        found.update((id(node), _span(where)) for node, where in _generated(module, module, missing).items())
+    return found
+
+
+def _span(where: CodeRange) -> Span:
+    return where.start.line, where.start.column, where.end.line, where.end.column
 
 
 def _generated(module: cst.Module, root: cst.CSTNode, nodes: Iterable[cst.CSTNode],
@@ -140,13 +152,12 @@ def _generated(module: cst.Module, root: cst.CSTNode, nodes: Iterable[cst.CSTNod
     return {node: where for node, where in state.ranges.items() if node in wanted}
 
 
-def _paired(module: cst.Module, text: str, wanted: Dict[int, cst.CSTNode]) -> Dict[int, CodeRange]:
+def _paired(module: cst.Module, text: str, wanted: Dict[int, cst.CSTNode]) -> Dict[int, Span]:
     """Ranges read off ``ast``, and those of the unpaired parts generated from their anchors."""
     pairing = AstPositions(text, set(wanted), module.default_indent)
     if not pairing.pair(module):
         return {}
-    found = {key: CodeRange(CodePosition(l1, c1), CodePosition(l2, c2))
-             for key, (l1, c1, l2, c2) in pairing.spans.items()}
+    found = pairing.spans
     missing = set(wanted) - set(found)
     for subtree, anchor in pairing.unpaired:
         if not missing:
@@ -156,15 +167,21 @@ def _paired(module: cst.Module, text: str, wanted: Dict[int, cst.CSTNode]) -> Di
             continue  # no anchor: left to the whole module's code
         start = CodePosition(anchor.line, anchor.column)
         for node, where in _generated(module, anchor.node, inside, start, anchor.indents).items():
-            found[id(node)] = where
+            found[id(node)] = _span(where)
             missing.discard(id(node))
     return found
 
 
 def _ids_under(node: cst.CSTNode) -> Iterator[int]:
-    """``id`` of the node and of every node under it."""
+    """``id`` of the node and of every node under it (through the walker's field table: libcst's ``children``
+    runs a visitor over each node)."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield id(current)
-        stack.extend(current.children)
+        for name in child_fields(current):
+            value = getattr(current, name)
+            if isinstance(value, (tuple, list)):
+                stack.extend(child for child in value if isinstance(child, cst.CSTNode))
+            elif isinstance(value, cst.CSTNode):
+                stack.append(value)

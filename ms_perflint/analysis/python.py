@@ -32,7 +32,7 @@ from ms_perflint.analysis.facts import (
     Call, ClassFacts, ConfigEntry, Guard, Loop, PythonFacts, Scope, Value, unknown,
 )
 from ms_perflint.analysis.names import Names, dotted_name
-from ms_perflint.analysis.positions import positions_of
+from ms_perflint.analysis.positions import spans_of
 from ms_perflint.analysis.walker import walk
 from ms_perflint.findings import LineIndex
 
@@ -575,11 +575,12 @@ class _Collector(cst.CSTVisitor):
         literal = _literal(node)
         if literal is not _NOT_LITERAL:
             return self._placed(Value(LIT, literal), node)
-        if isinstance(node, cst.Name):
+        kind = type(node)  # exact types, as in _literal
+        if kind is cst.Name:
             return self._name(node)
-        if isinstance(node, cst.Attribute):
+        if kind is cst.Attribute:
             return self._attribute(node)
-        if isinstance(node, cst.Subscript):
+        if kind is cst.Subscript:
             key = _string_index(node)
             if key is not None:
                 return self._placed(Value(CFG, key, root=_short(dotted_name(node.value) or "")), node)
@@ -588,29 +589,29 @@ class _Collector(cst.CSTVisitor):
             if position is not None:
                 return self._placed(Value(OP, "[]", (base, Value(LIT, position))), node)
             return self._placed(unknown(), node)
-        if isinstance(node, cst.Call):
+        if kind is cst.Call:
             return self._call_value(node)
-        if isinstance(node, cst.BinaryOperation):
+        if kind is cst.BinaryOperation:
             return self._binary(node)
-        if isinstance(node, cst.UnaryOperation):
+        if kind is cst.UnaryOperation:
             return self._unary(node)
-        if isinstance(node, cst.BooleanOperation):
+        if kind is cst.BooleanOperation:
             op = "and" if isinstance(node.operator, cst.And) else "or"
             return self._placed(Value(OP, op, (self.value_of(node.left), self.value_of(node.right))), node)
-        if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+        if kind is cst.Comparison and len(node.comparisons) == 1:
             target = node.comparisons[0]
             op = _COMPARISONS.get(type(target.operator), "?")
             return self._placed(Value(OP, op, (self.value_of(node.left), self.value_of(target.comparator))), node)
-        if isinstance(node, (cst.Tuple, cst.List)):
+        if kind is cst.Tuple or kind is cst.List:
             parts = tuple(self.value_of(e.value) for e in node.elements if not isinstance(e, cst.StarredElement))
             return self._placed(Value(OP, "tuple", parts), node)
-        if isinstance(node, cst.Dict):
+        if kind is cst.Dict:
             mapping = _literal_mapping(node)
             return self._placed(Value(LIT, mapping) if mapping is not None else unknown(), node)
-        if isinstance(node, cst.IfExp):
+        if kind is cst.IfExp:
             parts = (self.value_of(node.test), self.value_of(node.body), self.value_of(node.orelse))
             return self._placed(Value(OP, "ifexp", parts), node)
-        if isinstance(node, (cst.FormattedString, cst.ConcatenatedString)):
+        if kind is cst.FormattedString or kind is cst.ConcatenatedString:
             return self._placed(Value(OP, FORMATTED, tuple(self.value_of(e) for e in _formatted_parts(node))), node)
         return self._placed(unknown(), node)
 
@@ -771,58 +772,58 @@ class _Collector(cst.CSTVisitor):
         return facts
 
     def _resolve_positions(self) -> None:
-        values = list(_values_of(self.facts))
-        wanted: List[cst.CSTNode] = [getattr(v, "node") for v in values if getattr(v, "node", None) is not None]
-        wanted.extend(self.call_nodes.values())
-        wanted.extend(self.scope_nodes.values())
-        wanted.extend(self.loop_nodes.values())
-        wanted.extend(self.class_nodes.values())
+        values = [v for v in _values_of(self.facts) if getattr(v, "node", None) is not None]
+        wanted: Dict[int, cst.CSTNode] = {id(v.node): v.node for v in values}  # type: ignore[attr-defined]
+        for nodes in (self.call_nodes, self.scope_nodes, self.loop_nodes, self.class_nodes):
+            wanted.update((id(node), node) for node in nodes.values())
         appendable = [(c, self.call_nodes[c.id]) for c in self.facts.calls
                       if c.callee in APPENDABLE or c.method in APPENDABLE_METHODS]
         for _, node in appendable:
             for arg in node.args:  # type: ignore[attr-defined]
-                wanted.append(arg)
-                if isinstance(arg.comma, cst.Comma):
-                    wanted.append(arg.comma)
+                wanted[id(arg)] = arg
+                if type(arg.comma) is cst.Comma:
+                    wanted[id(arg.comma)] = arg.comma
         anchor = _import_anchor(self.module)
         if anchor is not None:
-            wanted.append(anchor)
-        positions = positions_of(self.module, wanted, self.text) if wanted else {}
+            wanted[id(anchor)] = anchor
+        spans = spans_of(self.module, wanted, self.text) if wanted else {}
         index = LineIndex(self.text)
-        self.facts.import_insert = (0, "", "\r\n" if "\r\n" in self.text else "\n")
-        if anchor is not None and anchor in positions:
-            self.facts.import_insert = _import_insert(positions[anchor].end.line, self.text, index)
+        starts, length, text = index.starts, index.length, self.text
+        last = len(starts)
+
+        def offset(line: int, column: int) -> int:  # LineIndex.offset, inlined: called for every recorded node
+            return min(starts[min(max(line, 1), last) - 1] + max(column, 0), length)
+
+        self.facts.import_insert = (0, "", "\r\n" if "\r\n" in text else "\n")
+        if anchor is not None and id(anchor) in spans:
+            self.facts.import_insert = _import_insert(spans[id(anchor)][2], text, index)
         for value in values:
-            node = getattr(value, "node", None)
-            if node is not None:
-                where = positions.get(node)
-                if where is not None:
-                    value.line, value.column = where.start.line, where.start.column
-                    value.start, value.end = index.offset(value.line, value.column), index.offset(
-                        where.end.line, where.end.column)
-                    if not value.text:
-                        value.text = _short(self.text[value.start:value.end])
-                del value.node  # type: ignore[attr-defined]
+            span = spans.get(id(value.node))  # type: ignore[attr-defined]
+            if span is not None:
+                value.line, value.column = span[0], span[1]
+                value.start, value.end = offset(span[0], span[1]), offset(span[2], span[3])
+                if not value.text:
+                    value.text = _short(text[value.start:value.end])
+            del value.node  # type: ignore[attr-defined]
         for call in self.facts.calls:
-            where = positions.get(self.call_nodes[call.id])
-            if where is not None:
-                call.line, call.column = where.start.line, where.start.column
-                call.end_line, call.end_column = where.end.line, where.end.column
-                call.start, call.end = index.offset(call.line, call.column), index.offset(call.end_line, call.end_column)
+            span = spans.get(id(self.call_nodes[call.id]))
+            if span is not None:
+                call.line, call.column, call.end_line, call.end_column = span
+                call.start, call.end = offset(span[0], span[1]), offset(span[2], span[3])
         for call, node in appendable:
-            call.insert = _keyword_insertion(node, positions, self.text, index)  # type: ignore[arg-type]
+            call.insert = _keyword_insertion(node, spans, text, offset)  # type: ignore[arg-type]
         for scope_index, node in self.scope_nodes.items():
-            where = positions.get(node)
-            if where is not None:
-                self.facts.scopes[scope_index].line = where.start.line
+            span = spans.get(id(node))
+            if span is not None:
+                self.facts.scopes[scope_index].line = span[0]
         for loop_id, node in self.loop_nodes.items():
-            where = positions.get(node)
-            if where is not None:
-                self.facts.loops[loop_id].line = where.start.line
+            span = spans.get(id(node))
+            if span is not None:
+                self.facts.loops[loop_id].line = span[0]
         for name, node in self.class_nodes.items():
-            where = positions.get(node)
-            if where is not None:
-                self.facts.classes[name].line, self.facts.classes[name].column = where.start.line, where.start.column
+            span = spans.get(id(node))
+            if span is not None:
+                self.facts.classes[name].line, self.facts.classes[name].column = span[0], span[1]
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -842,24 +843,30 @@ def _handler(kind: type) -> Optional[Callable[..., Any]]:
 
 
 def _literal(node: cst.BaseExpression) -> Any:
-    if isinstance(node, cst.Integer):
+    # Exact types: libcst's node classes are ABCs, and an isinstance check against one costs a call into ABCMeta
+    # (this runs for nearly every expression). Parsed trees hold the concrete classes themselves.
+    kind = type(node)
+    if kind is cst.Name:
+        return _CONSTANTS.get(node.value, _NOT_LITERAL)  # type: ignore[attr-defined]
+    if kind is cst.Integer:
         try:
-            return int(node.value.replace("_", ""), 0)
+            return int(node.value.replace("_", ""), 0)  # type: ignore[attr-defined]
         except ValueError:
             return _NOT_LITERAL
-    if isinstance(node, cst.Float):
+    if kind is cst.SimpleString:
+        return _string(node)  # type: ignore[arg-type]
+    if kind is cst.Float:
         try:
-            return float(node.value.replace("_", ""))
+            return float(node.value.replace("_", ""))  # type: ignore[attr-defined]
         except ValueError:
             return _NOT_LITERAL
-    if isinstance(node, cst.SimpleString):
-        return _string(node)
-    if isinstance(node, cst.ConcatenatedString):
-        left, right = _literal(node.left), _literal(node.right)
+    if kind is cst.ConcatenatedString:
+        left, right = _literal(node.left), _literal(node.right)  # type: ignore[attr-defined]
         return left + right if isinstance(left, str) and isinstance(right, str) else _NOT_LITERAL
-    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
-        return {"True": True, "False": False, "None": None}[node.value]
     return _NOT_LITERAL
+
+
+_CONSTANTS = {"True": True, "False": False, "None": None}
 
 
 def _string(node: cst.SimpleString) -> Any:
@@ -1162,27 +1169,29 @@ def _values_of(facts: PythonFacts) -> Iterator[Value]:
         stack.extend(value.parts)
 
 
-def _keyword_insertion(node: cst.Call, positions: Dict[cst.CSTNode, Any], text: str,
-                       index: LineIndex) -> Optional[Tuple[int, str, str]]:
+def _keyword_insertion(node: cst.Call, spans: Dict[int, Tuple[int, int, int, int]], text: str,
+                       offset: Callable[[int, int], int]) -> Optional[Tuple[int, str, str]]:
     """Where ``name=value`` goes to append a keyword argument, and the text around it, in the call's layout.
 
     One argument per line stays one per line with the same indentation; a trailing
     comma stays trailing; a call written on one line stays on one line.
     """
     def start(n: cst.CSTNode) -> int:
-        return index.offset(positions[n].start.line, positions[n].start.column)
+        span = spans[id(n)]
+        return offset(span[0], span[1])
 
     def end(n: cst.CSTNode) -> int:
-        return index.offset(positions[n].end.line, positions[n].end.column)
+        span = spans[id(n)]
+        return offset(span[2], span[3])
 
     args = list(node.args)
-    if not all(arg in positions for arg in args):
+    if not all(id(arg) in spans for arg in args):
         return None
-    call_end = end(node) if node in positions else None
+    call_end = end(node) if id(node) in spans else None
     if not args:
         return (call_end - 1, "", "") if call_end else None
     last = args[-1]
-    if len(args) >= 2 and isinstance(args[-2].comma, cst.Comma) and args[-2].comma in positions:
+    if len(args) >= 2 and isinstance(args[-2].comma, cst.Comma) and id(args[-2].comma) in spans:
         gap = text[end(args[-2].comma): start(last)]
         separator = text[start(args[-2].comma): start(last)]
     else:
@@ -1191,7 +1200,7 @@ def _keyword_insertion(node: cst.Call, positions: Dict[cst.CSTNode, Any], text: 
         separator = "," + gap if "\n" in gap else ", "
     if "#" in gap or "\\" in gap:
         gap, separator = " ", ", "
-    if isinstance(last.comma, cst.Comma) and last.comma in positions:
+    if isinstance(last.comma, cst.Comma) and id(last.comma) in spans:
         return end(last.comma), gap if "\n" in gap else " ", ","
     return end(last), separator, ""
 
