@@ -11,6 +11,7 @@ This module imports nothing from the package (it is the bottom layer).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Optional, Tuple
 
@@ -72,8 +73,10 @@ _TOP_LEVEL_HOMES = {
 _NN_SUBMODULES = frozenset(("basic", "conv", "normalization", "activation", "container", "math", "cell"))
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def canonical_name(qualified: str) -> str:
-    """The one spelling the rules compare for a qualified MindSpore name."""
+    """The one spelling the rules compare for a qualified MindSpore name (a pure function of the name, so its
+    answers are kept: the rules ask again for every call of a large project)."""
     if not qualified.startswith(("mindspore", "mindcv")):
         return qualified
     for prefix, replacement in _PREFIX_ALIASES:

@@ -126,6 +126,7 @@ class Project:
         self._instances: Dict[Tuple[str, int, int], FrozenSet[ClassRef]] = {}
         self._memo: Dict[object, object] = {}
         self._qualified: Dict[Tuple[str, str], str] = {}
+        self._qualified_names: Dict[str, str] = {}
         self._named_calls: Optional[Dict[str, List[Tuple[str, Call]]]] = None
 
     # --- names --------------------------------------------------------------------------------
@@ -295,20 +296,27 @@ class Project:
     def qualified(self, path: str, call: Call) -> str:
         """The catalogue name of a call's callee ("" when it is a project definition or unnamed)."""
         callee = call.callee
+        found = self._qualified_names.get(callee)  # asked about a million times on a large project
+        if found is None:
+            found = self._qualified_names[callee] = self._qualified_name(callee)
+        if found is not _BY_FILE:
+            return found
+        key = (path, callee)
+        found = self._qualified.get(key)
+        if found is None:
+            # the linted package's own definition (mindcv linted as a project) is not the catalogue's
+            found = self._qualified[key] = "" if self._in_project(callee, path) else ms.canonical_name(callee)
+        return found
+
+    @staticmethod
+    def _qualified_name(callee: str) -> str:
+        """:meth:`qualified` for a callee whatever file calls it, or :data:`_BY_FILE` when that matters."""
         if not callee or callee.startswith("self."):
             return ""
         head = callee.split(".", 1)[0]
         if head not in ms.MINDSPORE_PACKAGES:
             return ""
-        key = (path, callee)
-        found = self._qualified.get(key)
-        if found is None:
-            if head != "mindspore" and self._in_project(callee, path):
-                found = ""  # the linted package's own definition (mindcv linted as a project)
-            else:
-                found = ms.canonical_name(callee)
-            self._qualified[key] = found
-        return found
+        return ms.canonical_name(callee) if head == "mindspore" else _BY_FILE
 
     def calls_named(self, names: Iterable[str]) -> List[Tuple[str, Call]]:
         """Every call in the project whose catalogue name is one of ``names``, by file, then in source order.
@@ -331,6 +339,15 @@ class Project:
     def program_calls(self, program: Program, names: Iterable[str]) -> List[Tuple[str, Call]]:
         """The calls named one of ``names`` (catalogue names) that ``program`` runs, by file, then in source order."""
         return [(path, call) for path, call in self.calls_named(names) if (path, call.scope) in program.scopes]
+
+    def calls_matching(self, key: str, wanted: Callable[[str, Call], bool]) -> List[Tuple[str, Call]]:
+        """Every call of the project for which ``wanted(path, call)`` holds, by file, then in source order.
+
+        Found once per ``key`` (which names ``wanted``): a question asked for every program then costs
+        what it finds, not a walk over every call of every file the program reaches.
+        """
+        return self.memo(("calls", key), lambda: [  # type: ignore[return-value]
+            (path, call) for path, facts in sorted(self.python.items()) for call in facts.calls if wanted(path, call)])
 
     def targets(self, path: str, call: Call) -> Tuple[ScopeRef, ...]:
         """The scopes a call enters."""
@@ -726,6 +743,11 @@ class Project:
         if key not in self._memo:
             self._memo[key] = compute()
         return self._memo[key]
+
+
+#: :meth:`Project.qualified` of a callee that depends on the calling file (a MindSpore-family package that may be
+#: the linted project itself).
+_BY_FILE = "<by file>"
 
 
 def _shared_folders(candidate: str, importer: str) -> int:

@@ -160,11 +160,14 @@ def jit_in(project: Project, program: Program) -> Optional[Tuple[str, int]]:
     for (path, index), line in sorted(jit_scopes(project).items()):
         if program.reaches(path, index):
             return path, line
-    for path in sorted(program.files):
-        for call in project.python[path].calls if path in project.python else ():
-            if call.callee and is_jit(call.callee) and program.reaches(path, call.scope):
-                return path, call.line
+    for path, call in project.calls_matching("jit", _calls_jit):
+        if program.reaches(path, call.scope):
+            return path, call.line
     return None
+
+
+def _calls_jit(path: str, call: Call) -> bool:
+    return bool(call.callee) and is_jit(call.callee)
 
 
 def made_by_jit(project: Project, path: str, value: Optional[Value], scope: int) -> bool:

@@ -192,35 +192,36 @@ def _size(values: Values, site: MatmulSite, scope: int) -> None:
 # --- program-wide mechanisms ----------------------------------------------------------------------
 
 
+#: Catalogue names of the program-wide precision mechanisms :func:`_mechanisms` reads.
+_MECHANISMS = frozenset((*ms.LOSS_SCALING, *ms.AMP_ENTRIES, ms.CUSTOM_MIXED_PRECISION, ms.PRECISION_MODE,
+                         ms.MATMUL_ALLOW_HF32, ms.SET_CONTEXT))
+
+
 def _mechanisms(project: Project, values: Values, program: Program, precision: ProgramPrecision) -> None:
-    for path in sorted(program.files):
-        facts = project.python.get(path)
-        for call in facts.calls if facts is not None else ():
-            if (path, call.scope) not in program.scopes:
-                continue
-            qualified = project.qualified(path, call)
-            where = f"{path}:{call.line}"
-            if qualified in ms.LOSS_SCALING and project.training_kind(path, call) == "step":
-                # A train step that scales its loss is built for float16 layers (``Model`` instead says so
-                # with ``amp_level``; a loss scale manager alone changes nothing there).
-                precision.levels.append(("?", f"loss scaling at {where}"))
-            if qualified in ms.AMP_ENTRIES:
-                _amp_entry(values, path, call, qualified, where, precision)
-            elif qualified == ms.CUSTOM_MIXED_PRECISION:
-                precision.levels.append(("?", where))
-            elif qualified == ms.PRECISION_MODE:
-                _precision_mode(values, path, call, call.argument("mode", 0), where, precision)
-            elif qualified == ms.MATMUL_ALLOW_HF32:
-                flag = call.argument("value", 0)
-                if flag is None or not (flag.kind == LIT and flag.data is False):
-                    precision.knob = precision.knob or f"matmul_allow_hf32 at {where}"
-            elif qualified == ms.SET_CONTEXT:
-                config = call.kwargs.get(ms.ASCEND_CONFIG)
-                if config is not None:
-                    mode = Value(LIT, config.data.get("precision_mode")) if config.kind == LIT and isinstance(
-                        config.data, dict) and "precision_mode" in config.data else None
-                    if mode is not None or config.kind != LIT:
-                        _precision_mode(values, path, call, mode, where, precision)
+    for path, call in project.program_calls(program, _MECHANISMS):
+        qualified = project.qualified(path, call)
+        where = f"{path}:{call.line}"
+        if qualified in ms.LOSS_SCALING and project.training_kind(path, call) == "step":
+            # A train step that scales its loss is built for float16 layers (``Model`` instead says so
+            # with ``amp_level``; a loss scale manager alone changes nothing there).
+            precision.levels.append(("?", f"loss scaling at {where}"))
+        if qualified in ms.AMP_ENTRIES:
+            _amp_entry(values, path, call, qualified, where, precision)
+        elif qualified == ms.CUSTOM_MIXED_PRECISION:
+            precision.levels.append(("?", where))
+        elif qualified == ms.PRECISION_MODE:
+            _precision_mode(values, path, call, call.argument("mode", 0), where, precision)
+        elif qualified == ms.MATMUL_ALLOW_HF32:
+            flag = call.argument("value", 0)
+            if flag is None or not (flag.kind == LIT and flag.data is False):
+                precision.knob = precision.knob or f"matmul_allow_hf32 at {where}"
+        elif qualified == ms.SET_CONTEXT:
+            config = call.kwargs.get(ms.ASCEND_CONFIG)
+            if config is not None:
+                mode = Value(LIT, config.data.get("precision_mode")) if config.kind == LIT and isinstance(
+                    config.data, dict) and "precision_mode" in config.data else None
+                if mode is not None or config.kind != LIT:
+                    _precision_mode(values, path, call, mode, where, precision)
 
 
 def _amp_entry(values: Values, path: str, call: Call, qualified: str, where: str,
@@ -265,19 +266,19 @@ def _casts(project: Project, values: Values, training: Training, program: Progra
     by_call: Dict[Tuple[str, int], MatmulSite] = {(s.path, s.call.id): s for s in precision.sites}
     covered_classes: Dict[ClassRef, Coverage] = {}
     paths = set(program.files) | {c[0] for c in composition}
-    for path in sorted(paths):
-        facts = project.python.get(path)
-        for call in facts.calls if facts is not None else ():
-            dtype = _cast_dtype(values, path, call)
-            if dtype is None:
-                continue
-            coverage = Coverage(f"{call.method or call.callee} at {path}:{call.line}", deliberate_fp32=dtype == FP32,
-                                by_cast=True)
-            for target in _cast_targets(project, training, path, call):
-                if isinstance(target, tuple) and target in by_call:
-                    by_call[target].coverage = by_call[target].coverage or coverage
-                elif isinstance(target, ClassTarget) and target.cls in composition:
-                    covered_classes.setdefault(target.cls, coverage)
+    for path, call in project.calls_matching("casts", _is_cast):
+        if path not in paths:
+            continue
+        dtype = _cast_dtype(values, path, call)
+        if dtype is None:
+            continue
+        coverage = Coverage(f"{call.method or call.callee} at {path}:{call.line}", deliberate_fp32=dtype == FP32,
+                            by_cast=True)
+        for target in _cast_targets(project, training, path, call):
+            if isinstance(target, tuple) and target in by_call:
+                by_call[target].coverage = by_call[target].coverage or coverage
+            elif isinstance(target, ClassTarget) and target.cls in composition:
+                covered_classes.setdefault(target.cls, coverage)
     network = training.network_classes(precision.use.path, precision.use.network, precision.use.anchor.scope)
     for cls, coverage in covered_classes.items():
         inside = training.composition(frozenset([cls]))
@@ -304,9 +305,18 @@ class ClassTarget:
     cls: ClassRef
 
 
+def _cast_name(call: Call) -> str:
+    """The method a call makes (``to_float`` for ``net.to_float(...)`` and ``self.to_float(...)``), else ""."""
+    return call.method or (call.callee.rsplit(".", 1)[-1] if call.callee.startswith("self.") else "")
+
+
+def _is_cast(path: str, call: Call) -> bool:
+    return _cast_name(call) in (ms.TO_FLOAT, ms.ADD_FLAGS_RECURSIVE)
+
+
 def _cast_dtype(values: Values, path: str, call: Call) -> Optional[str]:
     """LOW, FP32 or UNKNOWN_DTYPE for a ``to_float``/``add_flags_recursive`` call, None for any other call."""
-    name = call.method or (call.callee.rsplit(".", 1)[-1] if call.callee.startswith("self.") else "")
+    name = _cast_name(call)
     if name == ms.TO_FLOAT:
         argument = call.argument("dst_type", 0)
         return _dtype(values, path, argument, call.scope) if argument is not None else None

@@ -93,6 +93,11 @@ class Training:
         self._scopes[scope] = found
         return found
 
+    def _with_training_loops(self) -> Set[str]:
+        """The project's files that have a training loop."""
+        return self.project.memo("files with training loops", lambda: {  # type: ignore[return-value]
+            path for path in self.project.python if self.training_loops(path)})
+
     def training_loops(self, path: str) -> Set[int]:
         """Ids of the loops of ``path`` that train (a call in the loop, or in a loop nested in it, trains)."""
         if path not in self._loops:
@@ -116,15 +121,15 @@ class Training:
                 found.append(use)
         if found:
             return found
-        for path in sorted(program.files):
-            facts = project.python.get(path)
-            for call in facts.calls if facts is not None else ():
-                if (path, call.scope) not in program.scopes or not project.qualified(path, call).startswith("mindspore.nn."):
-                    continue
-                parameters = call.argument("params", 0)
-                owner = self._parameters_owner(path, parameters)
-                if owner is not None:
-                    found.append(NetworkUse(path, call, owner, "optimizer"))
+        nn_calls = project.calls_matching("mindspore.nn", lambda path, call: project.qualified(path, call).startswith(
+            "mindspore.nn."))
+        for path, call in nn_calls:
+            if (path, call.scope) not in program.scopes:
+                continue
+            parameters = call.argument("params", 0)
+            owner = self._parameters_owner(path, parameters)
+            if owner is not None:
+                found.append(NetworkUse(path, call, owner, "optimizer"))
         return found
 
     def network_of(self, path: str, call: Call, kind: str) -> Optional[NetworkUse]:
@@ -253,15 +258,14 @@ class Training:
                     made = project.making_call(path, call.receiver, trainer)
                     if made is not None:
                         inputs.append((made[0], made[1].argument(ms.TRAINER_DATASET.keyword), made[1].scope))
-        for path in sorted(program.files):
-            facts = project.python.get(path)
-            if facts is None:
-                continue
-            for call in facts.calls:
-                if (path, call.scope) in program.scopes and call.callee and \
-                        project.qualified(path, call) == ms.DATA_SINK:
-                    inputs.append((path, call.argument(ms.DATA_SINK_DATASET.keyword, ms.DATA_SINK_DATASET.position),
-                                   call.scope))
+        sinks: Dict[str, List[Call]] = {}
+        for path, call in project.program_calls(program, [ms.DATA_SINK]):
+            sinks.setdefault(path, []).append(call)
+        for path in sorted(program.files & (sinks.keys() | self._with_training_loops())):
+            for call in sinks.get(path, ()):
+                inputs.append((path, call.argument(ms.DATA_SINK_DATASET.keyword, ms.DATA_SINK_DATASET.position),
+                               call.scope))
+            facts = project.python[path]
             for loop_id in sorted(self.training_loops(path)):
                 loop = facts.loops[loop_id]
                 if (path, loop.scope) in program.scopes:

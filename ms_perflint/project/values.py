@@ -118,6 +118,8 @@ class Values:
         self._live: Dict[str, Set[ScopeRef]] = {}
         self._scope_calls: Dict[str, Dict[int, List[Call]]] = {}
         self._file_config_entries: Dict[str, Tuple[List[Tuple[str, Known]], List[Tuple[int, str, Known]]]] = {}
+        self._with_configs: Optional[List[str]] = None
+        self._module_following: Dict[str, List[ScopeRef]] = {}
         self._resolved: Dict[Tuple[str, int, int, int, int], Resolution] = {}
 
     # --- resolving ------------------------------------------------------------------------------
@@ -457,13 +459,9 @@ class Values:
         stack = list(starts)
         while stack:
             path, index = stack.pop()
-            facts = project.python[path]
             following: List[ScopeRef] = [(path, 0)]
             if index == 0:
-                following.extend((imported, 0) for imported in project.imports_of(path))
-                following.extend((path, i) for i, s in enumerate(facts.scopes)
-                                 if s.kind in (MAIN, CLASS) and s.parent == 0)
-                following.extend(project.registered().get(path, ()))
+                following.extend(self._module_runs(path))
             for call in self._calls_by_scope(path).get(index, ()):
                 if holds(path, index, call.guards):
                     following.extend(project.targets(path, call))
@@ -472,6 +470,18 @@ class Values:
                     seen.add(target)
                     stack.append(target)
         return seen
+
+    def _module_runs(self, path: str) -> List[ScopeRef]:
+        """What running a module's body runs whatever its guards: its imports' bodies, its top-level class bodies
+        and ``__main__`` block, the definitions registered with it."""
+        if path not in self._module_following:
+            project = self.project
+            scopes = project.python[path].scopes
+            self._module_following[path] = [
+                *((imported, 0) for imported in project.imports_of(path)),
+                *((path, i) for i, s in enumerate(scopes) if s.kind in (MAIN, CLASS) and s.parent == 0),
+                *project.registered().get(path, ())]
+        return self._module_following[path]
 
     def _calls_by_scope(self, path: str) -> Dict[int, List[Call]]:
         if path not in self._scope_calls:
@@ -495,8 +505,9 @@ class Values:
         """Every config value a program can run with, by key."""
         if program.entry not in self._configs:
             values: Dict[str, List[Known]] = {}
-            for path in sorted(program.files):
-                self._python_configs(path, program, values)
+            for path in self._config_files():
+                if path in program.files:
+                    self._python_configs(path, program, values)
             for path, facts in sorted([*self.project.yaml.items(), *self.project.json.items()]):
                 if self.yaml_belongs(path, program.entry):
                     source = "json" if path in self.project.json else "yaml"
@@ -517,6 +528,12 @@ class Values:
         values: Dict[str, List[Known]] = {}
         self._python_configs(path, None, values)
         return values
+
+    def _config_files(self) -> List[str]:
+        """The project's Python files that write config values, sorted (most files write none)."""
+        if self._with_configs is None:
+            self._with_configs = [path for path in sorted(self.project.python) if any(self._file_configs(path))]
+        return self._with_configs
 
     def _python_configs(self, path: str, program: Optional[Program], values: Dict[str, List[Known]]) -> None:
         written, defaults = self._file_configs(path)

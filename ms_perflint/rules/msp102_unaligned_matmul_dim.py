@@ -403,7 +403,7 @@ class _Finder:
         #: Input dims of every running layer, by where they are written and by (group, value): layer descriptions.
         self._inputs: Dict[object, List[Tuple[str, Where]]] = {}
         self._classifiers: Set[Tuple[str, str]] = set()
-        self._runs: Dict[ScopeRef, bool] = {}
+        self._runs: Optional[Set[ScopeRef]] = None
 
     def widths(self) -> List[Width]:
         candidates: List[Tuple[Optional[Tuple[str, str]], Width]] = []
@@ -445,19 +445,22 @@ class _Finder:
 
     def runs(self, path: str, scope: int) -> bool:
         """Some Ascend program runs the scope (as part of the network it trains, when that is known)."""
-        key = (path, scope)
-        if key not in self._runs:
-            self._runs[key] = self._runs_in_some_program(path, scope)
-        return self._runs[key]
+        if self._runs is None:
+            self._runs = self._running_scopes()
+        return (path, scope) in self._runs
 
-    def _runs_in_some_program(self, path: str, scope: int) -> bool:
+    def _running_scopes(self) -> Set[ScopeRef]:
+        """The scopes :meth:`runs` holds for, found once: each program's, or of those the part that builds the
+        network it trains and its entry file's own."""
+        found: Set[ScopeRef] = set()
         for program in self.programs:
-            if not program.reaches(path, scope):
-                continue
             network = self.network_scopes(program)
-            if network is None or (path, scope) in network or path == program.entry:
-                return True
-        return False
+            if network is None:
+                found.update(program.scopes)
+            else:
+                found.update(network & program.scopes)
+                found.update(scope for scope in program.scopes if scope[0] == program.entry)
+        return found
 
     def network_scopes(self, program: Program) -> Optional[Set[ScopeRef]]:
         """The scopes that build the networks a training program trains (None: not known, or no training)."""
