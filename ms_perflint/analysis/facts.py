@@ -18,8 +18,13 @@ facts serve per-file linting, the project index and every rule.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+#: The many small facts (a large project has millions) are kept without a ``__dict__`` each where Python
+#: allows it (3.10+): half the memory, and faster to send from a worker process.
+_COMPACT: Dict[str, Any] = {"slots": True} if sys.version_info >= (3, 10) else {}
 
 # --- values ------------------------------------------------------------------------------
 
@@ -34,7 +39,7 @@ NAME = "name"  # data: a local name whose value is not known
 UNKNOWN = "unknown"
 
 
-@dataclass
+@dataclass(**_COMPACT)
 class Value:
     """What an expression is known to be, and where it is written."""
 
@@ -102,7 +107,7 @@ Guard = Tuple[Value, bool]
 # --- calls, scopes, classes, loops --------------------------------------------------------
 
 
-@dataclass
+@dataclass(**_COMPACT)
 class Call:
     """One call (or ``a @ b``, recorded as a call of ``@``) and its context.
 
@@ -204,7 +209,7 @@ CLASS = "class"
 FUNCTION = "function"
 
 
-@dataclass
+@dataclass(**_COMPACT)
 class Scope:
     """The module body, its ``if __name__ == "__main__":`` block, a class body or a function."""
 
@@ -259,7 +264,7 @@ class Scope:
         )
 
 
-@dataclass
+@dataclass(**_COMPACT)
 class ClassFacts:
     """A class: its bases, whether it is a MindSpore Cell, and what its methods set on ``self``."""
 
@@ -300,7 +305,7 @@ class ClassFacts:
         )
 
 
-@dataclass
+@dataclass(**_COMPACT)
 class Loop:
     """A ``for``/``while`` loop: its scope, the loop it is nested in, what a ``for`` iterates."""
 
@@ -321,7 +326,7 @@ class Loop:
         return cls(id_, scope, kind, parent, Value.from_json(iterable) if iterable is not None else None, line)
 
 
-@dataclass
+@dataclass(**_COMPACT)
 class ConfigEntry:
     """A config value written in code or a config file: an argparse default, a dict entry, a YAML key.
 
@@ -418,7 +423,7 @@ class PythonFacts:
 # --- configs and launch scripts ---------------------------------------------------------------
 
 
-@dataclass
+@dataclass(**_COMPACT)
 class YamlMapping:
     """One mapping of a YAML document: its scalar entries and where a new key can be inserted."""
 

@@ -94,7 +94,9 @@ class _Collector(cst.CSTVisitor):
         #: What a node pushed when entered, popped when left: id(node) -> actions.
         self.pushed: Dict[int, List[str]] = {}
         self.main_ifs: Set[int] = set()
-        #: Nodes whose positions are needed, with the objects to fill in.
+        #: Nodes whose positions are needed, with the objects to fill in: values by their id (with the value,
+        #: which keeps the id taken), calls by their id, scopes by index, loops by id, classes by name.
+        self.value_nodes: Dict[int, Tuple[Value, cst.CSTNode]] = {}
         self.call_nodes: Dict[int, cst.CSTNode] = {}
         self.scope_nodes: Dict[int, cst.CSTNode] = {}
         self.loop_nodes: Dict[int, cst.CSTNode] = {}
@@ -616,7 +618,7 @@ class _Collector(cst.CSTVisitor):
         return self._placed(unknown(), node)
 
     def _placed(self, value: Value, node: cst.CSTNode) -> Value:
-        value.node = node  # type: ignore[attr-defined] -- positions are filled in by finish()
+        self.value_nodes[id(value)] = (value, node)  # positions are filled in by finish()
         return value
 
     def _name(self, node: cst.Name) -> Value:
@@ -626,7 +628,9 @@ class _Collector(cst.CSTVisitor):
             if found.kind == PARAM:
                 return self._placed(found, node)
             copy = replace(found, via=found.via or name)
-            copy.node = getattr(found, "node", None)  # type: ignore[attr-defined]
+            placed = self.value_nodes.get(id(found))
+            if placed is not None and placed[0] is found:
+                self.value_nodes[id(copy)] = (copy, placed[1])
             return copy
         resolved = self.names.resolve(name)
         if resolved is not None:
@@ -772,8 +776,9 @@ class _Collector(cst.CSTVisitor):
         return facts
 
     def _resolve_positions(self) -> None:
-        values = [v for v in _values_of(self.facts) if getattr(v, "node", None) is not None]
-        wanted: Dict[int, cst.CSTNode] = {id(v.node): v.node for v in values}  # type: ignore[attr-defined]
+        placed = self.value_nodes
+        values = [(v, placed[id(v)][1]) for v in _values_of(self.facts) if id(v) in placed]
+        wanted: Dict[int, cst.CSTNode] = {id(node): node for _, node in values}
         for nodes in (self.call_nodes, self.scope_nodes, self.loop_nodes, self.class_nodes):
             wanted.update((id(node), node) for node in nodes.values())
         appendable = [(c, self.call_nodes[c.id]) for c in self.facts.calls
@@ -797,14 +802,13 @@ class _Collector(cst.CSTVisitor):
         self.facts.import_insert = (0, "", "\r\n" if "\r\n" in text else "\n")
         if anchor is not None and id(anchor) in spans:
             self.facts.import_insert = _import_insert(spans[id(anchor)][2], text, index)
-        for value in values:
-            span = spans.get(id(value.node))  # type: ignore[attr-defined]
+        for value, node in values:
+            span = spans.get(id(node))
             if span is not None:
                 value.line, value.column = span[0], span[1]
                 value.start, value.end = offset(span[0], span[1]), offset(span[2], span[3])
                 if not value.text:
                     value.text = _short(text[value.start:value.end])
-            del value.node  # type: ignore[attr-defined]
         for call in self.facts.calls:
             span = spans.get(id(self.call_nodes[call.id]))
             if span is not None:
