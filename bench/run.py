@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark ms-perflint on a real corpus and write docs/performance.md.
 
-Not a test: it downloads ~800 MB once, builds three throwaway virtual environments
+Not a test: it downloads ~800 MB once, builds four throwaway virtual environments
 and takes tens of minutes. Everything it fetches or builds lives in
 ``bench/.corpus/`` (gitignored); a second run reuses it.
 
@@ -15,8 +15,14 @@ repository's ``examples/``. If the MindSpore wheel cannot be downloaded,
 says so). Every number is a ratio measured in the same run on the same files, the
 median of ``--repeat`` runs of a real process, so that a busy machine slows both
 sides of a ratio alike; CPU seconds are reported next to wall seconds for that reason.
-The report ends with the same figures set against the last run before the package was
-rewritten into layers (:data:`PREVIOUS`), each marked no worse or worse.
+
+The baseline: ``--baseline REV`` (default :data:`PREVIOUS_COMMIT`, the last commit before
+the package was rewritten into layers) is exported with ``git archive`` into
+``<corpus>/baseline-SHA/`` and installed, not editable, with the same flake8 into
+``<corpus>/venvs/baseline-SHA``. Its CLI runs the full runs of (a), the cached re-run of
+(b), the start-up rows of (d) and the ``-j2``/``-j1`` runs of (e) in the same run,
+alternating with this checkout's, and the report ends with the figures of both, each marked
+no worse or worse. ``--no-baseline`` skips it.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import zipfile
@@ -147,11 +154,17 @@ def measure_command(
     return result
 
 
-def measure_alternating(commands: Sequence[Tuple[str, Sequence[str]]], repeat: int) -> List[Measure]:
-    """``repeat`` rounds of running each command once, in turn: a drift in the machine's speed hits all alike."""
+def measure_alternating(commands: Sequence[Tuple[str, Sequence[str]]], repeat: int,
+                        before: Optional[Callable[[], None]] = None) -> List[Measure]:
+    """``repeat`` rounds of running each command once, in turn: a drift in the machine's speed hits all alike.
+
+    ``before`` runs, untimed, before each run of each command.
+    """
     results = [Measure(label) for label, _ in commands]
     for _ in range(repeat):
         for result, (_, command) in zip(results, commands):
+            if before is not None:
+                before()
             result.samples.append(run_once(command))
     for result in results:
         print(result.line(), flush=True)
@@ -268,6 +281,28 @@ def make_venv(folder: Path, packages: Sequence[str], refresh: Sequence[str] = ()
     return python
 
 
+def baseline_venv(corpus: Path, revision: str) -> Tuple[Path, str]:
+    """This repository at ``revision``, installed (not editable) with this flake8; returns its python and short sha.
+
+    ``git archive`` exports it once into ``corpus/baseline-SHA``; the venv is ``corpus/venvs/baseline-SHA``.
+    """
+    short = run_checked(["git", "-C", str(REPO), "rev-parse", "--short", f"{revision}^{{commit}}"]).strip()
+    source = corpus / f"baseline-{short}"
+    if not source.is_dir():
+        print(f"exporting {revision} ({short}) ...", flush=True)
+        partial = Path(tempfile.mkdtemp(prefix=f"baseline-{short}-", dir=corpus))
+        try:
+            archive = partial / "export.tar"
+            run_checked(["git", "-C", str(REPO), "archive", "--format=tar", "-o", str(archive), short])
+            with tarfile.open(archive) as exported:
+                exported.extractall(partial / "tree", **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+            (partial / "tree").rename(source)  # complete, or absent
+        finally:
+            shutil.rmtree(partial, ignore_errors=True)
+    python = make_venv(corpus / "venvs" / f"baseline-{short}", ["flake8==" + _dev_flake8(), str(source)])
+    return python, short
+
+
 def versions(python: Path) -> Dict[str, str]:
     code = (
         "import importlib.metadata as m, platform, json\n"
@@ -306,31 +341,9 @@ index = ProjectIndex(sys.argv[1], cache_folder=None if sys.argv[2] == "-" else s
 print(json.dumps({"files": len(index.files), "read": index.read_count, "analysed": index.analysed_count}))
 """
 
-#: The figures of the last run before the rewrite into layers (docs/performance.md of commit 26b8929,
-#: benchmark run on 532c8a1: ``--repeat 2 --flake8-fraction 0.2 --fixit-fraction 0.1``). Then a text
-#: prefilter chose which files were parsed (1616 of 2799 per file, 2161 in project mode) and the project
-#: index was a separate ``ast`` pass.
+#: The revision ``--baseline`` measures by default: the last benchmark run before the package was rewritten
+#: into layers (then a text prefilter chose which files were parsed and the project index was an ``ast`` pass).
 PREVIOUS_COMMIT = "532c8a1"
-PREVIOUS = {
-    "project_floor": 1.94,       # project mode -j1 / parse of the 2161 files project mode parsed (CPU)
-    "project_all": 1.86,         # project mode -j1 / parse of all files (CPU)
-    "engine_floor": 1.70,        # --no-project -j1 / parse of the 1616 files it parsed (CPU)
-    "us_per_line": 101.4,        # project mode CPU us per line, whole corpus
-    "cached": 0.020,             # cached re-run / --no-cache run, both auto jobs (wall)
-    "edited": 0.288,             # one small file, just edited (s, wall)
-    "no_cache_small": 0.295,     # one small file, --no-cache (s)
-    "cached_small": 0.090,       # one small file, cached (s)
-    "edited_cpu": 0.29,          # the same three, CPU seconds (its raw table: two decimals)
-    "no_cache_small_cpu": 0.29,
-    "cached_small_cpu": 0.09,
-    "j2_engine": 1.91,           # --no-project: -j1 wall / -j2 wall
-    "j2_project": 1.80,          # project mode: -j1 wall / -j2 wall
-    "rss_engine": 315.0,         # --no-project -j1, whole corpus, peak RSS MiB
-    "rss_parse": 322.0,          # parsing all files alone, peak RSS MiB
-    "rss_project": 329.0,        # project mode -j1, whole corpus, peak RSS MiB
-    "flake8_overhead": 0.026,    # flake8 E,F,W with the plugin installed vs without (CPU)
-    "fixit_ratio": 13.4,         # Fixit CPU / ms-perflint CPU, same files
-}
 
 
 def write_list(folder: Path, name: str, files: Sequence[Path]) -> Path:
@@ -366,8 +379,11 @@ class Report:
     rows: List[tuple] = field(default_factory=list)  # (what, value, target, met)
     measures: List[Measure] = field(default_factory=list)
     notes: List[str] = field(default_factory=list)
-    #: This run's figures under the keys of :data:`PREVIOUS` (those that could be measured again).
+    #: This run's figures under the keys of :data:`COMPARED`, for this checkout and for the baseline.
     figures: Dict[str, float] = field(default_factory=dict)
+    baseline: Dict[str, float] = field(default_factory=dict)
+    #: The baseline revision as measured ("532c8a1"), or "" with --no-baseline.
+    baseline_commit: str = ""
     command: str = ""
     commit: str = ""
 
@@ -382,6 +398,7 @@ def benchmark(args: argparse.Namespace) -> Report:
     venvs = corpus / "venvs"
     plugin = make_venv(venvs / "with-plugin", ["flake8==" + _dev_flake8()], refresh=[str(REPO)])
     plain = make_venv(venvs / "without-plugin", ["flake8==" + _dev_flake8()])
+    base, short = baseline_venv(corpus, args.baseline) if not args.no_baseline else (None, "")
     tool_versions = versions(plugin)
     everything = write_list(work, "all.txt", files)
     lines_all = count_lines(files)
@@ -392,11 +409,21 @@ def benchmark(args: argparse.Namespace) -> Report:
         counts={"files": len(files), "lines": lines_all},
         command=" ".join(["python", "bench/run.py", *sys.argv[1:]]),
         commit=_commit(),
+        baseline_commit=short,
     )
+    if base is not None:
+        base_versions = versions(base)
+        if "ms-perflint" not in base_versions:
+            raise SystemExit(f"ms-perflint is not installed in {base.parent.parent}: delete that venv and run again")
+        tool_versions[f"baseline ({short})"] = f"ms-perflint {base_versions['ms-perflint']}, libcst {base_versions.get('libcst', '?')}"
     print(f"corpus: {len(files)} files, {lines_all} lines (every one is parsed: there is no prefilter)")
     paths = [str(path) for path in files]
     repeat = args.repeat
-    figures = report.figures
+    figures, base_figures = report.figures, report.baseline
+
+    def tag(label: str) -> str:
+        """The label of the baseline's run of ``label``."""
+        return f"baseline {short}: {label}"
 
     def measure(label: str, command: Sequence[str], repeat: int, warmup: bool = False, before=None, cwd=None,
                 ok: Sequence[int] = (0, 1)) -> Measure:
@@ -407,46 +434,70 @@ def benchmark(args: argparse.Namespace) -> Report:
     load_before = os.getloadavg()[0]
     loads = _sample_load()
 
-    def alternate(commands: Sequence[Tuple[str, Sequence[str]]]) -> List[Measure]:
-        taken = measure_alternating(commands, repeat)
+    def alternate(commands: Sequence[Tuple[str, Sequence[str]]], rounds: Optional[int] = None,
+                  before: Optional[Callable[[], None]] = None) -> List[Measure]:
+        taken = measure_alternating(commands, rounds or repeat, before)
         report.measures.extend(taken)
         return taken
 
     print("(a) full run vs libcst parse (alternating)")
-    full, engine, parse_all = alternate([
+    commands = [
         ("ms-perflint --no-cache -j1 (all files, project mode)", cli(plugin, "--no-cache", "-j", "1", *paths)),
         ("ms-perflint --no-cache --no-project -j1 (all files)", cli(plugin, "--no-cache", "--no-project", "-j", "1", *paths)),
         ("libcst parse, all files", [str(plugin), "-c", PARSE_SCRIPT, str(everything)]),
-    ])
+    ]
+    if base is not None:
+        commands += [
+            (tag("--no-cache -j1 (all files, project mode)"), cli(base, "--no-cache", "-j", "1", *paths)),
+            (tag("--no-cache --no-project -j1 (all files)"), cli(base, "--no-cache", "--no-project", "-j", "1", *paths)),
+        ]
+    full, engine, parse_all, *base_runs = alternate(commands)
+    figures.update(_full_run_figures(full, engine, parse_all, lines_all))
+    if base_runs:
+        base_figures.update(_full_run_figures(*base_runs, parse_all, lines_all))
     report.notes.append(
         "The corpus is one project (a pyproject.toml at its top), so the default run is in project mode: every file "
         "of the project gets one libcst pass that records its facts (the project index), then the rules decide for "
         "the whole project. '--no-project' checks each file as a project of its own. There is no text prefilter any "
-        "more: both modes parse every Python file, so the libcst parse of all files is the floor of both (before the "
-        "rewrite, the floors were the parse of the 2161 files project mode parsed and of the 1616 files the engine "
-        "parsed). Rows measured alternating ran their commands in turn, round by round, so that a drift in the "
-        "machine's speed hits all of them alike."
+        "more: both modes parse every Python file, so the libcst parse of all files is the floor of both (the code "
+        "before the rewrite still had a text prefilter and parsed fewer files; the baseline's runs are set against "
+        "the same floor, so the comparison is of the whole cost). Rows measured alternating ran their commands in "
+        "turn, round by round, so that a drift in the machine's speed hits all of them alike."
     )
     report.rows.append(("project mode: full run (-j1, --no-cache: the index built in memory) / libcst parse of all files "
                         "(every file is parsed)", _ratio(full, parse_all), "<= 2.0 (CPU)", _met(full.cpu / parse_all.cpu, 2.0)))
     report.rows.append(("--no-project: full run (-j1, each file alone) / libcst parse of all files",
                         _ratio(engine, parse_all), "<= 2.0 (CPU)", _met(engine.cpu / parse_all.cpu, 2.0)))
-    figures["project_floor"] = figures["project_all"] = full.cpu / parse_all.cpu
-    figures["engine_floor"] = engine.cpu / parse_all.cpu
-    us_line = full.cpu / lines_all * 1e6
-    figures["us_per_line"] = us_line
+    us_line = figures["us_per_line"]
     report.rows.append(("ms-perflint CPU us per line, whole corpus (project mode)", f"{us_line:.1f}",
                         f"<= {TORCHFIX_US_PER_LINE / 5:.0f} (TorchFix 888 / 5)", _met(us_line, TORCHFIX_US_PER_LINE / 5)))
     report.rows.append(("speed-up over TorchFix's 888 us/line (whole corpus)", f"{TORCHFIX_US_PER_LINE / us_line:.1f}x",
                         ">= 5x", _met(5, TORCHFIX_US_PER_LINE / us_line)))
 
-    print("(b) cached re-run")
+    print("(b) cached re-run (alternating)")
     cache_dir = work / "cache"
-    auto = measure("ms-perflint --no-cache (auto jobs)", cli(plugin, "--no-cache", *paths), repeat)
     run_once(cli(plugin, "--cache-dir", str(cache_dir), *paths))  # fills the cache
-    cached = measure("ms-perflint, every file cached", cli(plugin, "--cache-dir", str(cache_dir), *paths), repeat)
+    commands = [
+        ("ms-perflint --no-cache (auto jobs)", cli(plugin, "--no-cache", *paths)),
+        ("ms-perflint, every file cached", cli(plugin, "--cache-dir", str(cache_dir), *paths)),
+    ]
+    # The baseline keeps its project index in <project>/.ms_perflint_cache whatever --cache-dir says (--no-cache
+    # reads and writes none): its fill builds it afresh, and it is removed once (b) is measured.
+    base_index = corpus / "src" / ".ms_perflint_cache"
+    if base is not None:
+        base_cache = work / "baseline-cache"
+        shutil.rmtree(base_index, ignore_errors=True)
+        run_once(cli(base, "--cache-dir", str(base_cache), *paths))  # fills its own cache
+        commands += [
+            (tag("--no-cache (auto jobs)"), cli(base, "--no-cache", *paths)),
+            (tag("every file cached"), cli(base, "--cache-dir", str(base_cache), *paths)),
+        ]
+    auto, cached, *base_runs = alternate(commands)
     report.rows.append(("cached re-run / full run (auto jobs)", _ratio(cached, auto, percent=True), "<= 5%", _met(cached.wall / auto.wall, 0.05)))
     figures["cached"] = cached.wall / auto.wall
+    if base_runs:
+        base_figures["cached"] = base_runs[1].wall / base_runs[0].wall
+        shutil.rmtree(base_index, ignore_errors=True)
     report.notes.append(
         "A cached re-run stats every file of the project against the index's manifest, finds the project's "
         "decisions (the rules' findings) stored under the index digest, then reads and hashes each named file and "
@@ -490,7 +541,6 @@ def benchmark(args: argparse.Namespace) -> Report:
     msp_cached = measure("flake8 --select MSP (plugin installed, cached)", flake8(plugin, "MSP"), repeat, cwd=flake8_cwd)
     shutil.rmtree(flake8_cwd, ignore_errors=True)
     overhead = efw_plugin.cpu / efw_plain.cpu - 1
-    figures["flake8_overhead"] = overhead
     report.rows.append(("flake8 E,F,W with plugin installed vs without (CPU)", f"{overhead:+.1%}", "<= +5%", _met(overhead, 0.05)))
     report.rows.append(("flake8 --select MSP, no cache / flake8 E,F,W without plugin (CPU)", _ratio(msp, efw_plain, cpu=True), "", ""))
     report.rows.append(("flake8 --select MSP, cached / flake8 E,F,W without plugin (CPU)", _ratio(msp_cached, efw_plain, cpu=True), "", ""))
@@ -502,7 +552,8 @@ def benchmark(args: argparse.Namespace) -> Report:
     )
 
     print("(d) start-up for one small file")
-    start_rows = start_up(work, plugin, max(repeat, 5), measure, figures)
+    tools = [(plugin, lambda label: label, figures)] + ([(base, tag, base_figures)] if base is not None else [])
+    start_rows = start_up(work, tools, max(repeat, 5), measure, alternate)
     report.rows += start_rows
     report.notes.append(
         "Start-up rows lint one small file inside a copy of examples/ (a project of its own, so the project "
@@ -512,15 +563,22 @@ def benchmark(args: argparse.Namespace) -> Report:
     )
 
     print("(e) jobs and memory")
-    # -j1 and -j2 alternate, so that a change in the machine's load hits both alike.
-    one, two, project_one, project_two = alternate([
-        ("ms-perflint --no-cache --no-project -j1 (all files)", cli(plugin, "--no-cache", "--no-project", "-j", "1", *paths)),
-        ("ms-perflint --no-cache --no-project -j2 (all files)", cli(plugin, "--no-cache", "--no-project", "-j", "2", *paths)),
-        ("ms-perflint --no-cache -j1 (all files, project mode)", cli(plugin, "--no-cache", "-j", "1", *paths)),
-        ("ms-perflint --no-cache -j2 (all files, project mode)", cli(plugin, "--no-cache", "-j", "2", *paths)),
-    ])
-    figures["j2_engine"] = one.wall / two.wall
-    figures["j2_project"] = project_one.wall / project_two.wall
+
+    def jobs(python: Path, name: Callable[[str], str]) -> List[Tuple[str, List[str]]]:
+        """The -j1 and -j2 runs of both modes."""
+        return [
+            (name("--no-cache --no-project -j1 (all files)"), cli(python, "--no-cache", "--no-project", "-j", "1", *paths)),
+            (name("--no-cache --no-project -j2 (all files)"), cli(python, "--no-cache", "--no-project", "-j", "2", *paths)),
+            (name("--no-cache -j1 (all files, project mode)"), cli(python, "--no-cache", "-j", "1", *paths)),
+            (name("--no-cache -j2 (all files, project mode)"), cli(python, "--no-cache", "-j", "2", *paths)),
+        ]
+
+    # -j1 and -j2 alternate (ours and the baseline's), so that a change in the machine's load hits all alike.
+    one, two, project_one, project_two, *base_runs = alternate(
+        jobs(plugin, lambda label: f"ms-perflint {label}") + (jobs(base, tag) if base is not None else []))
+    figures.update(_speed_ups(one, two, project_one, project_two))
+    if base_runs:
+        base_figures.update(_speed_ups(*base_runs))
     report.rows.append(("--no-project: --jobs 2 speed-up over --jobs 1 (wall)", f"{one.wall / two.wall:.2f}x", ">= 1.7x", _met(1.7, one.wall / two.wall)))
     report.rows.append(("project mode: --jobs 2 speed-up over --jobs 1 (wall; the index's analysis is spread over the "
                         "workers, the rules decide in the parent)",
@@ -548,7 +606,6 @@ def benchmark(args: argparse.Namespace) -> Report:
             "flat: --no-project <= 1.2x parsing alone",
             _met(ours.max_rss_mib / floor.max_rss_mib, 1.2),
         ))
-    figures["rss_engine"], figures["rss_parse"], figures["rss_project"] = engine.max_rss_mib, parse_all.max_rss_mib, full.max_rss_mib
     report.rows.append(("peak RSS of the largest process, -j2 (all files, project mode)", f"{project_two.max_rss_mib:.0f} MiB", "", ""))
     report.notes.append(
         "Peak RSS is of the largest single process (ru_maxrss of the run and its waited children). The 25% and 50% "
@@ -577,7 +634,6 @@ def benchmark(args: argparse.Namespace) -> Report:
         # Fixit's exit code is a bit mask: 1 lint errors, 2 fixes available.
         theirs = measure("fixit lint (built-in rules), same files", [str(fixit), "-m", "fixit", "lint", *fixit_files], repeat,
                          ok=(0, 1, 2, 3))
-        figures["fixit_ratio"] = theirs.cpu / ours.cpu
         report.rows.append(("Fixit CPU us per line (its built-in rules)", f"{theirs.cpu / fixit_lines * 1e6:.1f}", "", ""))
         report.rows.append(("Fixit / ms-perflint (CPU, same files)", f"{theirs.cpu / ours.cpu:.1f}x", "", ""))
         said = subprocess.run([str(fixit), "-m", "fixit", "lint", *fixit_files], capture_output=True, text=True)
@@ -621,8 +677,14 @@ def _sample_load() -> List[float]:
     return samples
 
 
-def start_up(work: Path, plugin: Path, repeat: int, measure: Callable[..., Measure], figures: Dict[str, float]) -> List[tuple]:
-    """(d): one small MindSpore file in a small project, the way pre-commit hands it over; the report's rows."""
+def start_up(work: Path, tools: Sequence[Tuple[Path, Callable[[str], str], Dict[str, float]]], repeat: int,
+             measure: Callable[..., Measure], alternate: Callable[..., List[Measure]]) -> List[tuple]:
+    """(d): one small MindSpore file in a small project, the way pre-commit hands it over; the report's rows.
+
+    ``tools`` are (python, label of a run, figures to fill): this checkout first, then the baseline if any.
+    All lint the same project, each with its own cache dir, their runs alternating (the baseline also keeps its
+    project index in the project's .ms_perflint_cache, whatever --cache-dir says).
+    """
     project = work / "precommit"
     shutil.copytree(REPO / "examples", project)
     (project / "pyproject.toml").write_text("[project]\nname = 'precommit'\n")
@@ -633,20 +695,43 @@ def start_up(work: Path, plugin: Path, repeat: int, measure: Callable[..., Measu
     def edit() -> None:  # new bytes each time, as after a commit's edit: the file's cached result no longer applies
         small.write_text(SMALL_FILE + f"# edit {next(edits)}\n")
 
-    cache_dir = work / "precommit-cache"
-    command = cli(plugin, "--cache-dir", str(cache_dir), str(small))
-    run_once(command)  # the index and the other files' results exist, as after the first commit with the hook
-    edited = measure("one small file just edited (pre-commit)", command, repeat, before=edit)
-    cached = measure("one small file, cached", command, repeat)
-    cold = measure("one small file, --no-cache", cli(plugin, "--no-cache", str(small)), repeat, warmup=True)
+    warm = [cli(python, "--cache-dir", str(work / f"precommit-cache-{n}"), str(small)) for n, (python, _, _) in enumerate(tools)]
+    cold = [cli(python, "--no-cache", str(small)) for python, _, _ in tools]
+    for command in warm + cold:  # the index and the other files' results exist, as after the first commit with the hook
+        run_once(command)
+    edited = alternate([(name("one small file just edited (pre-commit)"), command) for (_, name, _), command in zip(tools, warm)],
+                       repeat, before=edit)
+    for command in warm:  # each tool's cache holds the file as it is now (the others' runs edited it after)
+        run_once(command)
+    cached = alternate([(name("one small file, cached"), command) for (_, name, _), command in zip(tools, warm)], repeat)
+    cold_runs = alternate([(name("one small file, --no-cache"), command) for (_, name, _), command in zip(tools, cold)], repeat)
+    plugin = tools[0][0]
     measure("ms-perflint --version (interpreter + CLI import)", [str(plugin), "-m", "ms_perflint", "--version"], repeat)
-    figures.update(edited=edited.wall, no_cache_small=cold.wall, cached_small=cached.wall,
-                   edited_cpu=edited.cpu, no_cache_small_cpu=cold.cpu, cached_small_cpu=cached.cpu)
+    for (_, _, figures), ed, ca, co in zip(tools, edited, cached, cold_runs):
+        figures.update(edited=ed.wall, no_cache_small=co.wall, cached_small=ca.wall,
+                       edited_cpu=ed.cpu, no_cache_small_cpu=co.cpu, cached_small_cpu=ca.cpu)
+    edited, cached, cold = edited[0], cached[0], cold_runs[0]
     return [
         ("one small file via the CLI, just edited, in a project (s)", f"{edited.wall:.3f} (CPU {edited.cpu:.3f})", "<= 0.35", _met(edited.wall, 0.35)),
         ("one small file via the CLI, --no-cache (s)", f"{cold.wall:.3f} (CPU {cold.cpu:.3f})", "<= 0.35", _met(cold.wall, 0.35)),
         ("one small file via the CLI, cached (s)", f"{cached.wall:.3f} (CPU {cached.cpu:.3f})", "<= 0.35", _met(cached.wall, 0.35)),
     ]
+
+
+def _full_run_figures(full: Measure, engine: Measure, parse_all: Measure, lines: int) -> Dict[str, float]:
+    """(a)'s figures of one tool: its -j1 runs of both modes over the parse floor, CPU per line, peak RSS."""
+    return {
+        "project_floor": full.cpu / parse_all.cpu,
+        "engine_floor": engine.cpu / parse_all.cpu,
+        "us_per_line": full.cpu / lines * 1e6,
+        "rss_project": full.max_rss_mib,
+        "rss_engine": engine.max_rss_mib,
+    }
+
+
+def _speed_ups(one: Measure, two: Measure, project_one: Measure, project_two: Measure) -> Dict[str, float]:
+    """(e)'s figures of one tool: -j1 wall / -j2 wall, --no-project and project mode."""
+    return {"j2_engine": one.wall / two.wall, "j2_project": project_one.wall / project_two.wall}
 
 
 def _ratio(numerator: Measure, denominator: Measure, percent: bool = False, cpu: bool = False) -> str:
@@ -729,15 +814,7 @@ def render(report: Report) -> str:
     ]
     out += [f"| {what} | {value} | {target} | {met} |" for what, value, target, met in report.rows]
     out += ["", "Notes:", ""] + [f"- {note}" for note in report.notes]
-    out += ["", f"## Against the previous run (commit {PREVIOUS_COMMIT}, before the rewrite into layers)", ""]
-    out += [
-        "The same figures from the last benchmark run before the package was rewritten (its own ratios, measured",
-        "in its own run); 'no worse' and 'WORSE' compare the numbers as they are, with no allowance for noise.",
-        "",
-        "| figure | before | now | better is | |",
-        "|---|---|---|---|---|",
-    ]
-    out += [f"| {what} | {before} | {now} | {better} | {verdict} |" for what, before, now, better, verdict in comparison(report.figures)]
+    out += render_comparison(report)
     out += ["", "## Raw measurements (median wall s, median CPU s of the process tree, peak RSS MiB)", ""]
     out += ["| run | wall s | CPU s | peak RSS MiB |", "|---|---|---|---|"]
     out += [f"| {m.label} | {m.wall:.2f} | {m.cpu:.2f} | {m.max_rss_mib:.0f} |" for m in report.measures]
@@ -746,14 +823,31 @@ def render(report: Report) -> str:
     return "\n".join(out) + "\n"
 
 
-#: How each figure of :data:`PREVIOUS` is shown and which way is better: (key, what, format, lower is better).
+def render_comparison(report: Report) -> List[str]:
+    """The section setting this run's figures against the baseline's, measured in the same run."""
+    if not report.baseline_commit:
+        return ["", "## Against the code before the rewrite", "", "Skipped in this run (--no-baseline)."]
+    name = "the code before the rewrite" if report.baseline_commit == PREVIOUS_COMMIT else "the baseline"
+    out = ["", f"## Against {name} ({report.baseline_commit}), measured in this run on this machine", ""]
+    out += [
+        f"Commit {report.baseline_commit}, exported with `git archive` and installed like this checkout, ran the same",
+        "commands on the same files in this benchmark run, alternating with this checkout's round by round; every",
+        "figure is a ratio (or a size) of runs made here. 'no worse' and 'WORSE' compare the numbers as they are,",
+        "with no allowance for noise. The figures this section used to hard-code (docs/performance.md at 26b8929,",
+        "measured on an Intel machine) are no longer used: figures from different machines are not comparable.",
+        "",
+        "| figure | baseline | now | better is | verdict |",
+        "|---|---|---|---|---|",
+    ]
+    rows = comparison(report.figures, report.baseline)
+    return out + [f"| {what} | {before} | {now} | {better} | {verdict} |" for what, before, now, better, verdict in rows]
+
+
+#: How each compared figure is shown and which way is better: (key, what, format, lower is better).
 COMPARED = (
-    ("project_floor", "project mode -j1 / its parse floor (CPU); floor then: the 2161 files it parsed, now: all files",
-     "{:.2f}x", True),
-    ("project_all", "project mode -j1 / libcst parse of all files (CPU)", "{:.2f}x", True),
-    ("engine_floor", "--no-project -j1 / its parse floor (CPU); floor then: the 1616 files it parsed, now: all files",
-     "{:.2f}x", True),
-    ("us_per_line", "project mode CPU us per line, whole corpus", "{:.1f}", True),
+    ("project_floor", "project mode -j1 / libcst parse of all files (CPU)", "{:.2f}x", True),
+    ("engine_floor", "--no-project -j1 / libcst parse of all files (CPU)", "{:.2f}x", True),
+    ("us_per_line", "project mode -j1 CPU us per line", "{:.1f}", True),
     ("cached", "cached re-run / full run (auto jobs, wall)", "{:.1%}", True),
     ("edited", "one small file, just edited, in a project (s)", "{:.3f}", True),
     ("no_cache_small", "one small file, --no-cache (s)", "{:.3f}", True),
@@ -763,28 +857,19 @@ COMPARED = (
     ("cached_small_cpu", "one small file, cached (CPU s)", "{:.2f}", True),
     ("j2_engine", "--no-project: -j2 speed-up over -j1 (wall)", "{:.2f}x", False),
     ("j2_project", "project mode: -j2 speed-up over -j1 (wall)", "{:.2f}x", False),
-    ("rss_engine", "peak RSS, --no-project -j1, whole corpus (MiB)", "{:.0f}", True),
-    ("rss_project", "peak RSS, project mode -j1, whole corpus (MiB)", "{:.0f}", True),
-    ("rss_parse", "peak RSS, parsing all files alone (MiB; the floor, not ms-perflint)", "{:.0f}", True),
-    ("flake8_overhead", "flake8 E,F,W with the plugin installed vs without (CPU)", "{:+.1%}", True),
-    ("fixit_ratio", "Fixit / ms-perflint (CPU, same files)", "{:.1f}x", False),
+    ("rss_project", "peak RSS, project mode -j1 (MiB)", "{:.0f}", True),
+    ("rss_engine", "peak RSS, --no-project -j1 (MiB)", "{:.0f}", True),
 )
 
 
-def comparison(figures: Dict[str, float]) -> List[Tuple[str, str, str, str, str]]:
-    """Rows (what, before, now, better is, verdict) for the figures of :data:`PREVIOUS` measured again."""
+def comparison(figures: Dict[str, float], baseline: Dict[str, float]) -> List[Tuple[str, str, str, str, str]]:
+    """Rows (what, baseline, now, better is, verdict) for the figures of :data:`COMPARED`."""
     rows = []
     for key, what, form, lower_is_better in COMPARED:
-        before = PREVIOUS[key]
-        if key not in figures:
-            rows.append((what, form.format(before), "not measured", "", ""))
-            continue
-        now = figures[key]
+        before, now = baseline[key], figures[key]
         worse = now > before if lower_is_better else now < before
         change = (now - before) / abs(before) if before else 0.0
         verdict = f"WORSE ({change:+.0%})" if worse else "no worse"
-        if key == "flake8_overhead" and worse:  # a difference of percentages: show it in points
-            verdict = f"WORSE ({(now - before) * 100:+.1f} points)"
         rows.append((what, form.format(before), form.format(now), "lower" if lower_is_better else "higher", verdict))
     return rows
 
@@ -840,15 +925,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--mindspore-from", type=Path, help="fallback: an installed mindspore package folder")
     parser.add_argument("--output", type=Path, default=REPO / "docs" / "performance.md")
     parser.add_argument("--no-write", action="store_true", help="print the report instead of writing it")
+    parser.add_argument("--baseline", default=PREVIOUS_COMMIT, metavar="REV",
+                        help="the revision of this repository measured alongside, in the same run (default: %(default)s)")
+    parser.add_argument("--no-baseline", action="store_true", help="do not measure a baseline revision")
     args = parser.parse_args(argv)
     report = benchmark(args)
     text = render(report)
     print()
     for what, value, target, met in report.rows:
         print(f"{what:<62} {value:>28}  {target:<24} {met}")
-    print(f"\nagainst {PREVIOUS_COMMIT}:")
-    for what, before, now, _, verdict in comparison(report.figures):
-        print(f"{what:<62} {before:>10} -> {now:>10}  {verdict}")
+    if report.baseline_commit:
+        print(f"\nagainst {report.baseline_commit}, measured in this run:")
+        for what, before, now, _, verdict in comparison(report.figures, report.baseline):
+            print(f"{what:<62} {before:>10} -> {now:>10}  {verdict}")
     if args.no_write:
         print(text)
     else:
