@@ -9,7 +9,7 @@ import libcst as cst
 import pytest
 
 from ms_perflint.rules import ALL_RULES
-from ms_perflint.analysis.walker import walk
+from ms_perflint.analysis.walker import LAYOUT_TYPES, walk
 from tests.conftest import FIXTURES, REPO
 
 #: One module using as much syntax as libcst 1.x parses, so every node type's child order is checked.
@@ -134,6 +134,36 @@ def test_walk_emits_the_same_events_as_module_visit(name: str, code: str):
     expected, actual = Recorder(), Recorder()
     module.visit(expected)
     walk(module, actual)
+    assert actual.events == expected.events
+
+
+class LayoutSkipper(Recorder):
+    """Records libcst's own visit as ``walk(..., skip_layout=True)`` must see it: layout nodes and all they hold
+    left out."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inside_layout = 0
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if type(node) in LAYOUT_TYPES:
+            self.inside_layout += 1
+            return True
+        return self.inside_layout > 0 or super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if type(original_node) in LAYOUT_TYPES:
+            self.inside_layout -= 1
+        elif not self.inside_layout:
+            super().on_leave(original_node)
+
+
+@pytest.mark.parametrize("name, code", SOURCES, ids=[name for name, _ in SOURCES])
+def test_walk_without_layout_emits_module_visits_events_less_the_layout(name: str, code: str):
+    module = cst.parse_module(code)
+    expected, actual = LayoutSkipper(), Recorder()
+    module.visit(expected)
+    walk(module, actual, skip_layout=True)
     assert actual.events == expected.events
 
 

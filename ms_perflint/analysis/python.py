@@ -120,8 +120,10 @@ class _Collector(cst.CSTVisitor):
         return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
-        for action in reversed(self.pushed.pop(id(original_node), ())):
-            self._undo(action, original_node)
+        actions = self.pushed.pop(id(original_node), None)  # most nodes pushed nothing
+        if actions:
+            for action in reversed(actions):
+                self._undo(action, original_node)
         self.ancestors.pop()
 
     def _undo(self, action: str, node: cst.CSTNode) -> None:

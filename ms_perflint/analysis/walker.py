@@ -18,6 +18,7 @@ visitor ignores them.
 from __future__ import annotations
 
 import dataclasses
+import typing
 from typing import Dict, FrozenSet, List, Tuple
 
 import libcst as cst
@@ -101,6 +102,47 @@ def _layout_types() -> FrozenSet[type]:
 LAYOUT_TYPES = _layout_types()
 
 
+#: Per node type, the fields whose declared type holds layout only (``whitespace_after_func``, ``lpar``,
+#: ``comma``): more than half of all fields. A walk that skips layout does not even look at them.
+_LAYOUT_FIELDS: Dict[type, FrozenSet[str]] = {}
+#: :func:`child_fields` less the layout fields, for the types whose fields never vary.
+_CONTENT_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def content_fields(node: cst.CSTNode) -> Tuple[str, ...]:
+    """:func:`child_fields` of ``node`` without the fields declared to hold only :data:`LAYOUT_TYPES`."""
+    node_type = type(node)
+    fields = _CONTENT_FIELDS.get(node_type)
+    if fields is not None:
+        return fields
+    layout = _LAYOUT_FIELDS.get(node_type)
+    if layout is None:
+        layout = _LAYOUT_FIELDS[node_type] = _declared_layout(node_type)
+    fields = tuple(name for name in child_fields(node) if name not in layout)
+    if node_type in _CHILD_FIELDS:  # the same fields for every node of the type
+        _CONTENT_FIELDS[node_type] = fields
+    return fields
+
+
+def _declared_layout(node_type: type) -> FrozenSet[str]:
+    """The fields of a libcst node class whose type annotation admits nothing but layout (or absence)."""
+    try:
+        hints = typing.get_type_hints(node_type)
+    except Exception:  # noqa: BLE001 -- an annotation that does not resolve: look at every field
+        return frozenset()
+    absent = (type(None), cst.MaybeSentinel)
+    return frozenset(name for name, hint in hints.items()
+                     if all(kind in absent or kind in LAYOUT_TYPES for kind in _annotated_types(hint)))
+
+
+def _annotated_types(hint: object) -> List[object]:
+    """The types a (possibly nested) annotation names: ``Sequence[Union[Comma, MaybeSentinel]]`` -> both."""
+    arguments = typing.get_args(hint)
+    if not arguments:
+        return [hint]
+    return [kind for argument in arguments for kind in _annotated_types(argument)]
+
+
 _NODE, _SEQUENCE, _OTHER = "node", "sequence", "other"
 #: What a field's value is, by its type: libcst's node classes are ABCs, and ``isinstance`` against one costs a
 #: call into ``ABCMeta`` for every field of every node.
@@ -122,7 +164,8 @@ def walk(root: cst.CSTNode, visitor: cst.CSTVisitor, skip_layout: bool = False) 
     """
     on_visit = visitor.on_visit
     on_leave = visitor.on_leave
-    known = _CHILD_FIELDS
+    known = _CONTENT_FIELDS if skip_layout else _CHILD_FIELDS
+    fields_of = content_fields if skip_layout else child_fields
     kinds = _VALUE_KINDS
     skipped = LAYOUT_TYPES if skip_layout else frozenset()
 
@@ -130,7 +173,7 @@ def walk(root: cst.CSTNode, visitor: cst.CSTVisitor, skip_layout: bool = False) 
         if on_visit(node):
             fields = known.get(type(node))
             if fields is None:
-                fields = child_fields(node)
+                fields = fields_of(node)
             for name in fields:
                 value = getattr(node, name)
                 kind = kinds.get(type(value))
