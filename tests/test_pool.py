@@ -22,6 +22,7 @@ from typing import List, Optional
 import pytest
 
 from ms_perflint.project import index as index_module
+from ms_perflint.run import lint as lint_module
 from ms_perflint.project.index import ProjectIndex, walk_project
 from ms_perflint.run import pool
 from ms_perflint.run.pool import Extractor, auto_jobs
@@ -576,8 +577,8 @@ def test_a_check_raises_the_collector_thresholds_for_its_workers_and_restores_th
         gc.set_threshold(*host)
 
 
-def test_files_checked_alone_are_analysed_by_the_workers_and_decided_alone(tree, monkeypatch, tmp_path):
-    """--no-project with --jobs 2: the analysis is spread over workers, findings are those of --jobs 1."""
+def test_files_checked_alone_are_checked_by_the_workers(tree, monkeypatch, tmp_path):
+    """--no-project with --jobs 2: the files are spread over workers, findings are those of --jobs 1."""
     from ms_perflint.config import Config
     from ms_perflint.run.session import Session, SessionOptions
 
@@ -590,6 +591,15 @@ def test_files_checked_alone_are_analysed_by_the_workers_and_decided_alone(tree,
         return real(*args, **kwargs)
 
     monkeypatch.setattr(index_module, "extract_record", spied)
+    real_decide = lint_module.decide
+
+    def spied_decide(*args, **kwargs):
+        with open(decided_in, "a") as log:
+            log.write(f"{os.getpid()}\n")
+        return real_decide(*args, **kwargs)
+
+    decided_in = tmp_path / "decided.txt"
+    monkeypatch.setattr(lint_module, "decide", spied_decide)
     paths = sorted(str(path) for path in tree.rglob("*.py"))[:40]
 
     def run(jobs: int):
@@ -600,10 +610,29 @@ def test_files_checked_alone_are_analysed_by_the_workers_and_decided_alone(tree,
 
     alone = run(1)
     analysed_in.unlink()
+    decided_in.unlink()
     pooled = run(2)
     assert pooled == alone and any(findings for _, findings, _ in alone)
     pids = analysed_in.read_text().split()
     assert len(pids) == len(paths) and str(os.getpid()) not in pids
+    assert str(os.getpid()) not in decided_in.read_text().split()  # decided where analysed, in the workers
+
+
+@needs_linux
+def test_a_file_checked_alone_that_kills_its_worker_is_that_files_error(tmp_path, monkeypatch):
+    from ms_perflint.run.session import Session, SessionOptions
+
+    for number in range(19):
+        (tmp_path / f"f{number:02}.py").write_text(PROGRAM)
+    (tmp_path / "crash.py").write_text(PROGRAM)
+    monkeypatch.setattr(index_module, "analyse", _dies_on("crash.py", "kill"))  # the forked workers inherit it
+    paths = sorted(str(path) for path in tmp_path.glob("*.py"))
+    results = Session(SessionOptions(jobs=2, cache_folder=None, project=False)).check(paths)
+    by_name = {os.path.basename(r.path): r for r in results}
+    crashed = by_name.pop("crash.py")
+    assert crashed.error is not None and crashed.error.kind == "Crash" and "killed by signal 9" in crashed.error.message
+    assert len(by_name) == 19 and all(r.error is None and [f.code for f in r.findings] == ["MSP103"]
+                                      for r in by_name.values())
 
 
 @needs_linux

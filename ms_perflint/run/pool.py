@@ -2,7 +2,9 @@
 
 :class:`Extractor` is what a project index calls with the files it must (re)analyse.
 Few files are analysed in this process; many are spread over forked workers (one per
-:data:`FILES_PER_WORKER` files, at most one per core). Workers die with the parent
+:data:`FILES_PER_WORKER` files, at most one per core). :func:`spread` runs any
+:class:`Work` that way (the session checks files that are each a project of their own
+with it, analysis and decisions alike). Workers die with the parent
 (``PR_SET_PDEATHSIG`` on Linux) and never outlive a run. A file that kills its
 worker (a crash in the native parser, the memory killer) does not end the run: the
 files the workers had started are analysed again, each in a process of its own, so
@@ -39,6 +41,49 @@ def auto_jobs(file_count: int) -> int:
     return max(1, min(available_cores(), file_count // FILES_PER_WORKER))
 
 
+class Work:
+    """What a pool's workers do with each job. Picklable: spawned workers (where ``fork`` is not used) get a copy."""
+
+    def run(self, job):
+        """The result of one job (in a worker, or in a process of its own after a crash)."""
+        raise NotImplementedError
+
+    def crashed(self, job, why: str):
+        """The result of a job whose process died (``why``: killed by which signal, or the exit code)."""
+        raise NotImplementedError
+
+    def path(self, job) -> str:
+        """The file a job reads (the largest go first)."""
+        raise NotImplementedError
+
+
+class _Extract(Work):
+    """Analyse an index job ``(relative, path, kind)`` into its record."""
+
+    def __init__(self, max_size: Optional[int], alone: bool) -> None:
+        self.max_size = max_size
+        self.alone = alone
+
+    def run(self, job: Job):
+        from ms_perflint.project.index import extract_record
+
+        relative, path, kind = job
+        return extract_record(relative, path, kind, self.max_size, alone=self.alone)
+
+    def crashed(self, job: Job, why: str):
+        from ms_perflint.project.index import IndexedFile
+
+        return IndexedFile(job[2], _size(job[1]), 0, f"crash:{job[0]}", error=crash_error(why))
+
+    def path(self, job: Job) -> str:
+        return job[1]
+
+
+def crash_error(why: str) -> FileError:
+    """The error of a file whose analysis killed its process."""
+    return FileError("Crash", f"analysing this file crashed its worker process ({why}); the file was skipped")
+
+
 class Extractor:
     """Analyse index jobs ``(relative, path, kind)`` into records, in the jobs' order."""
 
@@ -61,66 +106,77 @@ class Extractor:
             for done, (relative, path, kind) in enumerate(jobs, start=1):
                 records.append(extract_record(relative, path, kind, self.max_size, self.overlay.get(os.path.abspath(path)),
                                               self.alone))
-                self._report(done, len(jobs))
+                if self.progress is not None:
+                    self.progress(done, len(jobs))
             return records
         return self._in_pool(jobs, workers)
 
-    def _report(self, done: int, total: int) -> None:
-        if self.progress is not None:
-            self.progress(done, total)
-
     def _in_pool(self, jobs: Sequence[Job], workers: int) -> list:
-        records: List[object] = [None] * len(jobs)
-        # Largest files first, so no worker is left with a big file at the end; order is restored by index.
-        pending = sorted(range(len(jobs)), key=lambda i: -_size(jobs[i][1]))
-        done = [0]
-        while pending:
-            suspects, pending = self._pool_round(jobs, pending, workers, records, done)
-            if suspects:
-                _warm_up()  # each isolated process is forked from this one: import the parser once, here
-            for index in suspects:
-                records[index] = _isolated(jobs[index], self.max_size, self.alone)
-                done[0] += 1
-                self._report(done[0], len(jobs))
-        return records
+        return spread(jobs, workers, _Extract(self.max_size, self.alone), self.progress)
 
-    def _pool_round(self, jobs: Sequence[Job], indexes: List[int], workers: int, records: List[object],
-                    done: List[int]) -> Tuple[List[int], List[int]]:
-        """Analyse ``indexes`` in a pool; when a worker dies: (files it may have died on, files never started).
 
-        Workers flag each file as they start it, so after a crash only the files that
-        were started and not finished (at most one per worker) are suspects; the rest
-        go to a fresh pool. Without any such flag every unfinished file is a suspect.
-        """
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-        from concurrent.futures.process import BrokenProcessPool
+def spread(jobs: Sequence[object], workers: int, work: Work,
+           progress: Optional[Callable[[int, int], None]] = None) -> list:
+    """``work.run(job)`` for every job, in ``workers`` forked processes; the results in the jobs' order.
 
-        context = _context()
-        started = context.Array("b", len(jobs), lock=False)
-        executor = ProcessPoolExecutor(max_workers=min(workers, len(indexes)), mp_context=context,
-                                       initializer=_start_worker, initargs=(self.max_size, self.alone, os.getpid(), started))
-        broken = False
-        finished = False
-        try:
-            futures = {executor.submit(_work, index, jobs[index]): index for index in indexes}
-            for future in as_completed(futures):
-                try:
-                    records[futures[future]] = future.result()
-                except BrokenProcessPool:
-                    broken = True
-                    continue
-                done[0] += 1
-                self._report(done[0], len(jobs))
-            finished = True
-        finally:
-            _shutdown(executor, kill=not finished)
-        unfinished = [index for index in indexes if records[index] is None]
-        if not broken or not unfinished:
-            return [], []
-        suspects = [index for index in unfinished if started[index]]
-        if not suspects:
-            return unfinished, []
-        return suspects, [index for index in unfinished if not started[index]]
+    A job whose process dies gets ``work.crashed(job, why)``; every other job its result.
+    """
+    results: List[object] = [None] * len(jobs)
+    # Largest files first, so no worker is left with a big file at the end; order is restored by index.
+    pending = sorted(range(len(jobs)), key=lambda i: -_size(work.path(jobs[i])))
+    done = [0]
+
+    def report() -> None:
+        done[0] += 1
+        if progress is not None:
+            progress(done[0], len(jobs))
+
+    while pending:
+        suspects, pending = _pool_round(jobs, pending, workers, results, work, report)
+        if suspects:
+            _warm_up()  # each isolated process is forked from this one: import the parser once, here
+        for index in suspects:
+            results[index] = _isolated(jobs[index], work)
+            report()
+    return results
+
+
+def _pool_round(jobs: Sequence[object], indexes: List[int], workers: int, results: List[object], work: Work,
+                report: Callable[[], None]) -> Tuple[List[int], List[int]]:
+    """Run ``indexes`` in a pool; when a worker dies: (jobs it may have died on, jobs never started).
+
+    Workers flag each job as they start it, so after a crash only the jobs that were
+    started and not finished (at most one per worker) are suspects; the rest go to a
+    fresh pool. Without any such flag every unfinished job is a suspect.
+    """
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    context = _context()
+    started = context.Array("b", len(jobs), lock=False)
+    executor = ProcessPoolExecutor(max_workers=min(workers, len(indexes)), mp_context=context,
+                                   initializer=_start_worker, initargs=(work, os.getpid(), started))
+    broken = False
+    finished = False
+    try:
+        futures = {executor.submit(_work, index, jobs[index]): index for index in indexes}
+        for future in as_completed(futures):
+            try:
+                results[futures[future]] = future.result()
+            except BrokenProcessPool:
+                broken = True
+                continue
+            report()
+        finished = True
+    finally:
+        _shutdown(executor, kill=not finished)
+    unfinished = [index for index in indexes if results[index] is None]
+    if not broken or not unfinished:
+        return [], []
+    suspects = [index for index in unfinished if started[index]]
+    if not suspects:
+        return unfinished, []
+    return suspects, [index for index in unfinished if not started[index]]
 
 
 def _warm_up() -> None:
@@ -134,10 +190,9 @@ def _warm_up() -> None:
 _WORKER: Dict[str, object] = {}
 
 
-def _start_worker(max_size: Optional[int], alone: bool, parent: int, started) -> None:
+def _start_worker(work: Work, parent: int, started) -> None:
     _become_worker(parent)
-    _WORKER["max_size"] = max_size
-    _WORKER["alone"] = alone
+    _WORKER["work"] = work
     _WORKER["started"] = started
 
 
@@ -148,49 +203,37 @@ def _become_worker(parent: int) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler, inherited by the fork
 
 
-def _work(index: int, job: Job):
-    from ms_perflint.project.index import extract_record
-
+def _work(index: int, job: object):
     _WORKER["started"][index] = 1  # type: ignore[index]
-    relative, path, kind = job
-    return extract_record(relative, path, kind, _WORKER.get("max_size"), alone=bool(_WORKER.get("alone")))  # type: ignore[arg-type]
+    return _WORKER["work"].run(job)  # type: ignore[attr-defined]
 
 
-def _isolated(job: Job, max_size: Optional[int], alone: bool = False):
-    """Analyse one file in a process of its own; a crash becomes that file's error."""
-    import multiprocessing
-
-    from ms_perflint.project.index import IndexedFile
-
+def _isolated(job: object, work: Work):
+    """Run one job in a process of its own; a crash becomes that job's ``work.crashed`` result."""
     context = _context()
     receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_isolated_main, args=(job, max_size, alone, sender, os.getpid()), daemon=True)
+    process = context.Process(target=_isolated_main, args=(job, work, sender, os.getpid()), daemon=True)
     process.start()
     sender.close()
-    record = None
+    result = None
     if receiver.poll(ISOLATED_TIMEOUT):
         try:
-            record = receiver.recv()
+            result = receiver.recv()
         except (EOFError, OSError):
-            record = None
+            result = None
     process.join(1)
     if process.is_alive():
         process.kill()
         process.join()
-    if record is None:
+    if result is None:
         code = process.exitcode
-        why = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-        error = FileError("Crash", f"analysing this file crashed its worker process ({why}); the file was skipped")
-        return IndexedFile(job[2], _size(job[1]), 0, f"crash:{job[0]}", error=error)
-    del multiprocessing
-    return record
+        return work.crashed(job, f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}")
+    return result
 
 
-def _isolated_main(job: Job, max_size: Optional[int], alone: bool, sender, parent: int) -> None:
+def _isolated_main(job: object, work: Work, sender, parent: int) -> None:
     _become_worker(parent)
-    from ms_perflint.project.index import extract_record
-
-    sender.send(extract_record(job[0], job[1], job[2], max_size, alone=alone))
+    sender.send(work.run(job))
     sender.close()
 
 

@@ -128,8 +128,7 @@ class Session:
         results: Dict[str, FileResult] = {}
         for root, members in groups.items():
             if root is None:
-                records = self._analysed_alone(members)
-                results.update((path, self.check_alone(path, records.get(path))) for path in members)
+                results.update(self._checked_alone(members))
             else:
                 results.update(self._check_project(root, members))
         return [results[path] for path in paths]
@@ -244,31 +243,24 @@ class Session:
                 self.analysed[absolute] = data
         return result
 
-    def _analysed_alone(self, members: Sequence[str]) -> Dict[str, object]:
-        """Records of files checked alone, analysed by the worker pool when they are many (by path).
+    def _checked_alone(self, members: Sequence[str]) -> Dict[str, FileResult]:
+        """Files each checked as a project of its own; many are spread over worker processes, each of which
+        checks whole files (analysis and decisions), so only their results come back."""
+        from ms_perflint.run.pool import auto_jobs, spread
 
-        Each file is still decided alone, in this process; only the analysis, most of the cost, is spread.
-        With ``--jobs 1`` or a single file, nothing is analysed ahead and :meth:`check_alone` does it.
-        """
-        from ms_perflint.run.pool import Extractor
-        from ms_perflint.sources import PYTHON, kind_of
+        workers = min(len(members), self.options.jobs or auto_jobs(len(members)))
+        if workers <= 1:
+            return {path: self.check_alone(path) for path in members}
+        checked = spread(members, workers, _CheckAlone(self.options, self.overlay), self.options.progress)
+        results: Dict[str, FileResult] = {}
+        for path, (result, data) in zip(members, checked):
+            results[path] = result
+            if data is not None:  # what fixes and noqa comments apply to, as if checked here
+                self.analysed[os.path.abspath(path)] = data
+        return results
 
-        if self.options.jobs == 1 or len(members) < 2:
-            return {}
-        by_limit: Dict[Optional[int], List[str]] = {}
-        for path in members:
-            by_limit.setdefault(self.settings_for(path).max_file_size, []).append(path)
-        records: Dict[str, object] = {}
-        for limit, paths in by_limit.items():
-            jobs = [(os.path.basename(path) or "stdin.py", path, kind_of(path) or PYTHON) for path in paths]
-            extract = Extractor(self.options.jobs, limit, self.options.progress, self.overlay, alone=True)
-            records.update(zip(paths, extract(jobs)))
-        return records
-
-    def check_alone(self, path: str, record: Optional[object] = None) -> FileResult:
-        """Check one file as a project of its own (``record``: its analysis, when made ahead from the same bytes)."""
-        import hashlib
-
+    def check_alone(self, path: str) -> FileResult:
+        """Check one file as a project of its own."""
         from ms_perflint.project.index import extract_record
         from ms_perflint.project.model import Project
         from ms_perflint.run.lint import decide, enabled_rules, findings_for
@@ -280,8 +272,7 @@ class Session:
         data = self.read(path)
         if isinstance(data, FileError):
             return FileResult(path, kind=kind, error=data)
-        if record is None or getattr(record, "digest", None) != hashlib.sha256(data).hexdigest():
-            record = extract_record(name, path, kind, settings.max_file_size, data=data, alone=True)
+        record = extract_record(name, path, kind, settings.max_file_size, data=data, alone=True)
         if record.facts is None:
             return self._finish(path, kind, record.error, [], data=data)
         raw = decide(Project("", {name: record.facts}), lambda _: settings, enabled_rules(settings))
@@ -320,3 +311,32 @@ class Session:
         if absolute in self.overlay:
             return self.overlay[absolute]
         return read_bytes(path)
+
+
+class _CheckAlone:
+    """The pool's :class:`~ms_perflint.run.pool.Work` for files checked alone: a worker checks whole files with a
+    session of its own, made from the parent's options (no progress: the parent reports it), and sends back each
+    result with the bytes it was decided on when it has findings."""
+
+    def __init__(self, options: SessionOptions, overlay: Dict[str, bytes]) -> None:
+        from dataclasses import replace
+
+        self.options = replace(options, progress=None, jobs=1)
+        self.overlay = overlay
+        self._session: Optional[Session] = None
+
+    def run(self, path: str) -> Tuple[FileResult, Optional[bytes]]:
+        if self._session is None:
+            self._session = Session(self.options)
+            self._session.overlay = self.overlay
+        result = self._session.check_alone(path)
+        return result, self._session.analysed.pop(os.path.abspath(path), None)
+
+    def crashed(self, path: str, why: str) -> Tuple[FileResult, Optional[bytes]]:
+        from ms_perflint.run.pool import crash_error
+        from ms_perflint.sources import PYTHON, kind_of
+
+        return FileResult(path, kind=kind_of(path) or PYTHON, error=crash_error(why)), None
+
+    def path(self, path: str) -> str:
+        return path
