@@ -126,13 +126,11 @@ def content_fields(node: cst.CSTNode) -> Tuple[str, ...]:
 
 def _declared_layout(node_type: type) -> FrozenSet[str]:
     """The fields of a libcst node class whose type annotation admits nothing but layout (or absence)."""
-    try:
-        hints = typing.get_type_hints(node_type)
-    except Exception:  # noqa: BLE001 -- an annotation that does not resolve: look at every field
-        return frozenset()
+    # The dataclass fields' own types (libcst's annotations are evaluated): typing.get_type_hints would cost a few
+    # milliseconds of every run's start-up. An annotation kept as a string holds no class: the field is looked at.
     absent = (type(None), cst.MaybeSentinel)
-    return frozenset(name for name, hint in hints.items()
-                     if all(kind in absent or kind in LAYOUT_TYPES for kind in _annotated_types(hint)))
+    return frozenset(field.name for field in dataclasses.fields(node_type)
+                     if all(kind in absent or kind in LAYOUT_TYPES for kind in _annotated_types(field.type)))
 
 
 def _annotated_types(hint: object) -> List[object]:
