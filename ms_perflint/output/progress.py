@@ -25,6 +25,7 @@ class Progress:
         self.started: Optional[float] = None
         self.last = 0.0
         self.width = 0
+        self.unit = "files"
 
     def __call__(self, done: int, total: int, unit: str = "files") -> None:
         now = self.clock()
@@ -33,10 +34,11 @@ class Progress:
         if done >= total:
             self.clear()
             if unit == "rules":
-                self.started = None  # the run's last phase: the next run starts its own clock
+                self.started, self.unit = None, "files"  # the run's last phase: the next run starts its own clock
             return
         elapsed = now - self.started
-        if elapsed < SHOW_AFTER or now - self.last < 1 / UPDATES_PER_SECOND:
+        changed, self.unit = unit != self.unit, unit  # a new phase is shown at once, however recent the last line
+        if elapsed < SHOW_AFTER or (now - self.last < 1 / UPDATES_PER_SECOND and not changed):
             return
         self.last = now
         text = f"Checking rules {done}/{total}" if unit == "rules" else f"Analysing {done}/{total} files"

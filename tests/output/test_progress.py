@@ -61,6 +61,22 @@ def test_the_rules_phase_follows_on_the_same_clock_then_the_next_run_starts_its_
     assert "(100 s)" not in stream.getvalue() and "Analysing 2/300" not in stream.getvalue()
 
 
+def test_the_rules_phase_is_shown_at_once_however_recently_the_analysis_was_drawn():
+    stream, clock = io.StringIO(), Clock()
+    progress = Progress(stream, clock)
+    progress(1, 300)
+    clock.now = 2.0
+    progress(299, 300)
+    clock.now = 2.03
+    progress(300, 300)
+    progress(0, 13, "rules")  # 30 ms after the last line: a new phase all the same
+    clock.now = 2.05
+    progress(1, 13, "rules")  # throttled again within the phase
+    progress(13, 13, "rules")
+    assert [part.strip() for part in stream.getvalue().split("\r") if part.strip()] == [
+        "Analysing 299/300 files (2 s)", "Checking rules 0/13 (2 s)"]
+
+
 def test_progress_is_wanted_on_a_terminal_only_and_not_when_quiet():
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
@@ -90,9 +106,9 @@ def on_a_terminal(*args: str, cwd: Path):
 
 
 def test_a_cold_run_on_a_terminal_shows_progress_on_standard_error(tmp_path: Path):
-    for index in range(120):
+    for index in range(120):  # long enough to analyse (over a second) that progress shows
         (tmp_path / f"model_{index}.py").write_text(
-            "import mindspore.nn as nn\n" + "".join(f"x{i} = nn.Dense({i + 1}, 16)\n" for i in range(150)))
+            "import mindspore.nn as nn\n" + "".join(f"x{i} = nn.Dense({i + 1}, 16)\n" for i in range(300)))
     completed, shown = on_a_terminal("--no-cache", "-j1", ".", cwd=tmp_path)
     assert completed.returncode == 0, shown
     assert b"Analysing " in shown and b"/120 files (" in shown
