@@ -4,6 +4,9 @@ not analysed -- it cannot import one, so no rule can report in it -- but it fail
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +14,7 @@ import pytest
 from ms_perflint.project import index as index_module
 from ms_perflint.run.session import Session, SessionOptions
 from ms_perflint.sources import names_mindspore
-from tests.conftest import run_cli, write_project
+from tests.conftest import REPO, run_cli, write_project
 
 TRAINS = """\
 import mindspore as ms
@@ -81,6 +84,53 @@ def test_its_syntax_and_encoding_errors_are_still_reported(tmp_path, jobs):
     assert (results[0].error.line, results[0].error.message) == (2, "invalid syntax")
     assert results[1].error is not None and results[1].error.kind == "DecodeError"
     assert all(r.error is None and not r.findings for r in results[2:])
+
+
+HOSTILE = {
+    "broken.py": "import torch\ndef f(:\n    pass\n",
+    "continued.py": "import torch\nx = " + "lambda: \\\n" * 4000 + "1\n",
+    "generic.py": "def first[T](items: list[T]) -> T:\n    return items[0]\n",  # PEP 695: libcst reads it before 3.12
+}
+
+
+def test_such_a_file_fails_or_passes_as_it_would_in_a_project(tmp_path):
+    """Errors of files alone that are not analysed agree with the analysis: Python's parser may reject syntax
+    libcst accepts (PEP 695 before 3.12), and deep nesting is refused before either parser sees it."""
+    root = write_project(tmp_path / "p", HOSTILE)
+    paths = [str(root / name) for name in sorted(HOSTILE)]
+    in_project = Session(SessionOptions(cache_folder=None, jobs=1)).check(paths)
+    on_their_own = alone(*paths)
+    kinds = [[r.error.kind if r.error else None for r in results] for results in (in_project, on_their_own)]
+    assert kinds[0] == kinds[1] == ["SyntaxError", "TooComplex", None]
+
+
+def test_files_alone_in_workers_are_not_analysed_either(tmp_path):
+    """The same with --jobs 2: the workers, which check whole files, skip them too."""
+    log = tmp_path / "analysed.txt"
+    code = ("import sys\nfrom ms_perflint.project import index\nreal = index.analyse\n"
+            "def spy(unit, *a, **k):\n    open(sys.argv[1], 'a').write(unit.path + '\\n')\n    return real(unit, *a, **k)\n"
+            "index.analyse = spy\nfrom ms_perflint.run.session import Session, SessionOptions\n"
+            "Session(SessionOptions(project=False, cache_folder=None, jobs=2)).check(sys.argv[2:])\n")
+    files = []
+    for number in range(12):
+        files.append(tmp_path / f"torch_{number}.py")
+        files[-1].write_text(TORCH)
+        files.append(tmp_path / f"train_{number}.py")
+        files[-1].write_text(TRAINS)
+    subprocess.run([sys.executable, "-c", code, str(log), *map(str, files)], check=True, timeout=120,
+                   env={**os.environ, "PYTHONPATH": str(REPO)})
+    analysed = sorted(Path(line).name for line in log.read_text().split())
+    assert analysed == sorted(f"train_{number}.py" for number in range(12))
+
+
+def test_every_rules_invalid_example_names_a_mindspore_package():
+    """What lets a file alone that names none be skipped: every example a rule reports in names one."""
+    from ms_perflint.rules import ALL_RULES
+
+    for rule in ALL_RULES:
+        for example in rule.invalid:
+            if getattr(example, "path", "example.py").endswith(".py"):
+                assert names_mindspore(example.source.encode("utf-8")), (rule.code, example.source[:60])
 
 
 def test_unused_noqa_is_still_audited_in_such_a_file(tmp_path):

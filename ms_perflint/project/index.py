@@ -32,7 +32,7 @@ from ms_perflint.project.roots import is_root
 from ms_perflint.sources import (DEFAULT_MAX_FILE_SIZE, NOTEBOOK, NOTEBOOK_JSON_FACTOR, PYTHON, kind_of, load_unit,
                                  names_mindspore, read_bytes, too_large)
 from ms_perflint.sources.discovery import skipped_folder
-from ms_perflint.sources.guard import python_syntax_error
+from ms_perflint.sources.guard import nesting_error, python_syntax_error
 
 #: The cache layout's version; changes to the analysis are noticed by themselves (see ``_format``).
 INDEX_FORMAT = 2
@@ -305,8 +305,9 @@ def extract_record(relative: str, path: str, kind: str, max_size: Optional[int] 
     """Read and analyse one file into its record (never raises for bad input).
 
     ``alone``: the file is checked as a project of its own. A Python file that then names no MindSpore
-    package cannot import one, so no rule can report in it: it is not analysed, only its syntax is
-    checked (with Python's own parser, a tenth of the analysis), so that it fails as it would in a project.
+    package cannot import one, so no rule can report in it: when this Python's own parser accepts it (a
+    tenth of the analysis) it is not analysed. One too deeply nested is still refused, and one Python
+    rejects is analysed, so that libcst (which may accept newer syntax) decides its error as in a project.
     """
     try:
         status = os.stat(path)
@@ -325,8 +326,9 @@ def extract_record(relative: str, path: str, kind: str, max_size: Optional[int] 
     record = IndexedFile(kind, size, mtime, hashlib.sha256(data).hexdigest())
     unit = load_unit(path, data, kind, max_size)
     if alone and kind == PYTHON and unit.error is None and not names_mindspore(data):
-        record.error = python_syntax_error(unit.text)
-        return record
+        record.error = nesting_error(unit.text)
+        if record.error is not None or python_syntax_error(unit.text) is None:
+            return record
     result = analyse(unit, module_name(relative), relative.endswith("/__init__.py") or relative == "__init__.py")
     if isinstance(result, FileError):
         record.error = result
@@ -495,22 +497,28 @@ def _locked(lock_path: str) -> Iterator[None]:
         yield
         return
     try:
-        deadline = time.monotonic() + LOCK_TIMEOUT
-        while True:
-            try:
-                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    yield
-                    return
-                time.sleep(0.05)
-            except OSError:  # a file system without locks
-                yield
-                return
+        _flock(fcntl, descriptor)
         yield
     finally:
-        os.close(descriptor)  # closing the descriptor releases the lock
+        # Closing the descriptor releases the lock: no process forked under it (the index's workers) outlives
+        # the update, so no copy of it keeps the lock.
+        os.close(descriptor)
+
+
+def _flock(fcntl, descriptor: int) -> bool:
+    """Wait up to :data:`LOCK_TIMEOUT` for an exclusive ``flock``; False when it could not be had (the run goes
+    on unlocked, as on a file system without locks)."""
+    deadline = time.monotonic() + LOCK_TIMEOUT
+    while True:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        except OSError:
+            return False
 
 
 def _filelock_locked(lock_path: str) -> Iterator[None]:
