@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -36,6 +37,16 @@ def test_validation_is_on_again_after_a_parse_and_after_a_failed_one():
     assert_validation_is_on()
 
 
+def test_nothing_is_validated_during_a_parse(monkeypatch):
+    calls = []
+    real = cst.Name._validate
+    monkeypatch.setattr(cst.Name, "_validate", lambda self: calls.append(self.value) or real(self))
+    parse_module("x = y + z\n")
+    assert calls == []
+    cst.parse_module("x = y + z\n")  # libcst's own parse validates every name it builds
+    assert sorted(calls) == ["x", "y", "z"]
+
+
 def test_the_parser_still_refuses_invalid_code():
     for text in ("x = = 1\n", "return\n)", "f(**)\n"):
         with pytest.raises(cst.ParserSyntaxError):
@@ -60,3 +71,25 @@ def test_parses_in_threads_leave_validation_on():
         thread.join()
     assert not errors
     assert_validation_is_on()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX")
+def test_a_process_forked_during_a_parse_starts_with_validation_on_and_the_lock_free():
+    from ms_perflint.analysis import parser
+
+    with parser._SWITCHED:  # as another thread's parse would hold them while this one forks
+        cst.CSTNode.__post_init__ = parser._unchecked
+        try:
+            child = os.fork()
+            if child == 0:  # the child: validation on, and a parse does not wait for the parent's lock
+                code = 0
+                try:
+                    parse_module("x = 1\n")
+                    assert_validation_is_on()
+                except BaseException:  # noqa: BLE001 -- reported through the exit code
+                    code = 1
+                os._exit(code)
+        finally:
+            cst.CSTNode.__post_init__ = parser._VALIDATING
+    _, status = os.waitpid(child, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
