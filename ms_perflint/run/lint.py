@@ -9,6 +9,7 @@ for one piece of text: a project of one file.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Type
 
@@ -52,6 +53,8 @@ def decide(project, settings_for: Callable[[str], Settings], rules: Sequence[typ
             _internal_error(check, rule, error)
         except Exception as error:  # noqa: BLE001 -- one rule's bug must not hide the others' findings
             _internal_error(check, rule, error)
+        if rule.opt_in:
+            _keep_where_chosen(check.findings, rule.code, settings_for)
     if progress is not None:
         progress(len(rules), len(rules), "rules")
     return check.findings
@@ -59,12 +62,45 @@ def decide(project, settings_for: Callable[[str], Settings], rules: Sequence[typ
 
 #: Where :func:`decide` puts findings about the whole project (a rule that failed): every file checked shows them.
 PROJECT_WIDE = ""
+#: The code of a rule's internal error (the rule failed; its findings are missing).
+INTERNAL_ERROR = "MSP000"
 
 
 def _internal_error(check, rule, error: BaseException) -> None:
+    """The rule failed: every file shows it (an opt-in rule's: the files that choose it; see :func:`finish`)."""
     message = (f"internal error in {rule.code} ({rule.name}): {type(error).__name__}: {error}; "
                f"its findings for this project are missing -- please report this")
-    check.findings.setdefault(PROJECT_WIDE, []).append(Finding("MSP000", message))
+    if rule.opt_in:
+        for path in check.project.files:
+            check.findings.setdefault(path, []).append(Finding(INTERNAL_ERROR, message))
+    else:
+        check.findings.setdefault(PROJECT_WIDE, []).append(Finding(INTERNAL_ERROR, message))
+
+
+#: The rule an internal error is about, read back from its message (:func:`_internal_error`).
+_FAILED_RULE = re.compile(r"internal error in (MSP\d+) ")
+
+
+def _failed_rule_enabled(finding: Finding, settings: Settings, path: str) -> bool:
+    """An internal error is shown where its rule is on: elsewhere the rule's findings would not be shown either."""
+    failed = _FAILED_RULE.match(finding.message)
+    return failed is None or settings.is_enabled(failed.group(1), path)
+
+
+def _keep_where_chosen(findings: Dict[str, List[Finding]], code: str, settings_for: Callable[[str], Settings]) -> None:
+    """An opt-in rule's findings (and its internal error) only in files whose settings choose it: the rules that
+    run are those some folder of the project turns on, and ``select = ["MSP"]`` elsewhere turns on every rule but
+    the opt-in ones."""
+    for path, found in findings.items():
+        if path == PROJECT_WIDE or settings_for(path).may_enable(code, opt_in=True):
+            continue
+        found[:] = [f for f in found if f.code != code and not _about(f, code)]
+
+
+def _about(finding: Finding, code: str) -> bool:
+    """Is the finding the internal error of rule ``code``?"""
+    failed = _FAILED_RULE.match(finding.message) if finding.code == INTERNAL_ERROR else None
+    return failed is not None and failed.group(1) == code
 
 
 def findings_for(raw: Dict[str, List[Finding]], relative: str) -> List[Finding]:
@@ -77,9 +113,9 @@ def finish(result: FileResult, raw: Iterable[Finding], settings: Settings, text:
     """Give ``result`` the findings the user sees, from the raw findings of its file."""
     from ms_perflint.sources.noqa import LineSuppressions, file_directives, physical_lines
 
-    kept = [f for f in raw if f.code == "MSP000" or settings.is_enabled(f.code, result.path)]
-    audit = settings.apply_noqa and "noqa" in text and settings.may_enable(UNUSED_NOQA, opt_in=True) \
-        and settings.is_enabled(UNUSED_NOQA, result.path)
+    kept = [f for f in raw if (_failed_rule_enabled(f, settings, result.path) if f.code == INTERNAL_ERROR
+                               else settings.is_enabled(f.code, result.path))]
+    audit = "noqa" in text and audits_noqa(settings, result.path)
     if not kept and not audit:
         return result
     index = LineIndex(text)
@@ -88,8 +124,8 @@ def finish(result: FileResult, raw: Iterable[Finding], settings: Settings, text:
     if settings.apply_noqa:
         directives = file_directives(physical_lines(text))
         suppressions = LineSuppressions(text, tokenize=not is_yaml)
-        suppressed = [f for f in kept if f.code != "MSP000" and suppressions.is_suppressed(f.line, f.code)]
-        kept = [f for f in kept if f.code == "MSP000" or not (
+        suppressed = [f for f in kept if f.code != INTERNAL_ERROR and suppressions.is_suppressed(f.line, f.code)]
+        kept = [f for f in kept if f.code == INTERNAL_ERROR or not (
             directives.skips(f.code, honour_flake8=True) or suppressions.is_suppressed(f.line, f.code))]
         if audit and not directives.skips(UNUSED_NOQA, honour_flake8=True):
             kept += _unused_noqa(text, suppressed, settings, result.path, is_yaml)
@@ -103,6 +139,12 @@ def finish(result: FileResult, raw: Iterable[Finding], settings: Settings, text:
 
 
 UNUSED_NOQA = "MSP001"
+
+
+def audits_noqa(settings: Settings, path: str) -> bool:
+    """Are the tool's ``# noqa`` comments in ``path`` checked for codes that suppress nothing (MSP001)?"""
+    return settings.apply_noqa and settings.may_enable(UNUSED_NOQA, opt_in=True) and \
+        settings.is_enabled(UNUSED_NOQA, path)
 
 
 def _unused_noqa(text: str, suppressed: Sequence[Finding], settings: Settings, path: str,

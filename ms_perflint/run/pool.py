@@ -45,7 +45,8 @@ class Work:
     """What a pool's workers do with each job. Picklable: spawned workers (where ``fork`` is not used) get a copy."""
 
     def run(self, job):
-        """The result of one job (in a worker, or in a process of its own after a crash)."""
+        """The result of one job (in a worker, or in a process of its own after a crash); never None, which
+        stands for a job not finished."""
         raise NotImplementedError
 
     def crashed(self, job, why: str):
@@ -60,15 +61,14 @@ class Work:
 class _Extract(Work):
     """Analyse an index job ``(relative, path, kind)`` into its record."""
 
-    def __init__(self, max_size: Optional[int], alone: bool) -> None:
+    def __init__(self, max_size: Optional[int]) -> None:
         self.max_size = max_size
-        self.alone = alone
 
     def run(self, job: Job):
         from ms_perflint.project.index import extract_record
 
         relative, path, kind = job
-        return extract_record(relative, path, kind, self.max_size, alone=self.alone)
+        return extract_record(relative, path, kind, self.max_size)
 
     def crashed(self, job: Job, why: str):
         from ms_perflint.project.index import IndexedFile
@@ -88,12 +88,10 @@ class Extractor:
     """Analyse index jobs ``(relative, path, kind)`` into records, in the jobs' order."""
 
     def __init__(self, jobs: int = 0, max_size: Optional[int] = None,
-                 progress: Optional[Callable[[int, int], None]] = None, overlay: Optional[Dict[str, bytes]] = None,
-                 alone: bool = False) -> None:
+                 progress: Optional[Callable[[int, int], None]] = None, overlay: Optional[Dict[str, bytes]] = None
+                 ) -> None:
         self.jobs = jobs
         self.max_size = max_size
-        #: The files are checked each as a project of its own (see ``extract_record``).
-        self.alone = alone
         self.progress = progress
         self.overlay = overlay or {}
 
@@ -104,15 +102,14 @@ class Extractor:
         if workers <= 1 or len(jobs) < 2:
             records = []
             for done, (relative, path, kind) in enumerate(jobs, start=1):
-                records.append(extract_record(relative, path, kind, self.max_size, self.overlay.get(os.path.abspath(path)),
-                                              self.alone))
+                records.append(extract_record(relative, path, kind, self.max_size, self.overlay.get(os.path.abspath(path))))
                 if self.progress is not None:
                     self.progress(done, len(jobs))
             return records
         return self._in_pool(jobs, workers)
 
     def _in_pool(self, jobs: Sequence[Job], workers: int) -> list:
-        return spread(jobs, workers, _Extract(self.max_size, self.alone), self.progress)
+        return spread(jobs, workers, _Extract(self.max_size), self.progress)
 
 
 def spread(jobs: Sequence[object], workers: int, work: Work,

@@ -18,6 +18,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ms_perflint.findings import FileError, FileResult
 from ms_perflint.memory import fewer_collections
+from ms_perflint.run.pool import Extractor, Work, auto_jobs, crash_error, spread
 from ms_perflint.settings import Settings
 
 
@@ -105,7 +106,6 @@ class Session:
     def index(self, root: str):
         """The project index of ``root``, refreshed on first use in this session."""
         from ms_perflint.project.index import ProjectIndex
-        from ms_perflint.run.pool import Extractor
 
         if root not in self._indexes:
             limit = self.settings_for(os.path.join(root, "_")).max_file_size
@@ -219,8 +219,8 @@ class Session:
         """
         import hashlib
 
-        from ms_perflint.run.lint import finish
-        from ms_perflint.sources import YAML, load_unit
+        from ms_perflint.run.lint import audits_noqa, finish
+        from ms_perflint.sources import NOTEBOOK, YAML, load_unit
 
         result = FileResult(path, kind=kind, error=error)
         if data is None:
@@ -233,6 +233,8 @@ class Session:
         if raw and digest is not None and hashlib.sha256(data).hexdigest() != digest:
             result.error = FileError("Changed", "the file changed while it was being checked; check it again")
             return result
+        if not raw and kind != NOTEBOOK and not audits_noqa(self.settings_for(path), path):
+            return result  # nothing to place and nothing to say (a notebook may say which cells it skipped)
         unit = load_unit(path, data, kind, None)
         result.source = unit.source
         result.notices = list(unit.notices)
@@ -246,8 +248,6 @@ class Session:
     def _checked_alone(self, members: Sequence[str]) -> Dict[str, FileResult]:
         """Files each checked as a project of its own; many are spread over worker processes, each of which
         checks whole files (analysis and decisions), so only their results come back."""
-        from ms_perflint.run.pool import auto_jobs, spread
-
         workers = min(len(members), self.options.jobs or auto_jobs(len(members)))
         if workers <= 1:
             return {path: self.check_alone(path) for path in members}
@@ -255,6 +255,7 @@ class Session:
         results: Dict[str, FileResult] = {}
         for path, (result, data) in zip(members, checked):
             results[path] = result
+            self.analysed.pop(os.path.abspath(path), None)
             if data is not None:  # what fixes and noqa comments apply to, as if checked here
                 self.analysed[os.path.abspath(path)] = data
         return results
@@ -313,10 +314,10 @@ class Session:
         return read_bytes(path)
 
 
-class _CheckAlone:
-    """The pool's :class:`~ms_perflint.run.pool.Work` for files checked alone: a worker checks whole files with a
-    session of its own, made from the parent's options (no progress: the parent reports it), and sends back each
-    result with the bytes it was decided on when it has findings."""
+class _CheckAlone(Work):
+    """The pool's work for files checked alone: a worker checks whole files with a session of its own, made from
+    the parent's options (no progress: the parent reports it), and sends back each result with the bytes it was
+    decided on when it has findings."""
 
     def __init__(self, options: SessionOptions, overlay: Dict[str, bytes]) -> None:
         from dataclasses import replace
@@ -333,7 +334,6 @@ class _CheckAlone:
         return result, self._session.analysed.pop(os.path.abspath(path), None)
 
     def crashed(self, path: str, why: str) -> Tuple[FileResult, Optional[bytes]]:
-        from ms_perflint.run.pool import crash_error
         from ms_perflint.sources import PYTHON, kind_of
 
         return FileResult(path, kind=kind_of(path) or PYTHON, error=crash_error(why)), None
