@@ -12,7 +12,7 @@ file's import table and local bindings -- and records:
 - config entries written as Python (dict configs, config classes, ``os.environ``).
 
 Positions are resolved once, after the walk, for the recorded nodes only
-(:func:`~ms_perflint.analysis.positions.positions_of`), and with them the source
+(:func:`~ms_perflint.analysis.positions.spans_of`), and with them the source
 text of each value and the layout material fixes need (where a keyword argument
 or an import statement goes).
 """
@@ -630,8 +630,8 @@ class _Collector(cst.CSTVisitor):
             if found.kind == PARAM:
                 return self._placed(found, node)
             copy = replace(found, via=found.via or name)
-            placed = self.value_nodes.get(id(found))
-            if placed is not None and placed[0] is found:
+            placed = self.value_nodes.get(id(found))  # the table holds the value: its id is not reused
+            if placed is not None:
                 self.value_nodes[id(copy)] = (copy, placed[1])
             return copy
         resolved = self.names.resolve(name)
@@ -780,30 +780,34 @@ class _Collector(cst.CSTVisitor):
     def _resolve_positions(self) -> None:
         placed = self.value_nodes
         values = [(v, placed[id(v)][1]) for v in _values_of(self.facts) if id(v) in placed]
+        appendable = [(c, self.call_nodes[c.id]) for c in self.facts.calls
+                      if c.callee in APPENDABLE or c.method in APPENDABLE_METHODS]
+        anchor = _import_anchor(self.module)
         wanted: Dict[int, cst.CSTNode] = {id(node): node for _, node in values}
         for nodes in (self.call_nodes, self.scope_nodes, self.loop_nodes, self.class_nodes):
             wanted.update((id(node), node) for node in nodes.values())
-        appendable = [(c, self.call_nodes[c.id]) for c in self.facts.calls
-                      if c.callee in APPENDABLE or c.method in APPENDABLE_METHODS]
         for _, node in appendable:
             for arg in node.args:  # type: ignore[attr-defined]
                 wanted[id(arg)] = arg
                 if type(arg.comma) is cst.Comma:
                     wanted[id(arg.comma)] = arg.comma
-        anchor = _import_anchor(self.module)
         if anchor is not None:
             wanted[id(anchor)] = anchor
         spans = spans_of(self.module, wanted, self.text) if wanted else {}
         index = LineIndex(self.text)
-        starts, length, text = index.starts, index.length, self.text
-        last = len(starts)
-
-        def offset(line: int, column: int) -> int:  # LineIndex.offset, inlined: called for every recorded node
-            return min(starts[min(max(line, 1), last) - 1] + max(column, 0), length)
-
+        offset = _offsets(index)
+        self._place(values, spans, offset)
+        text = self.text
+        for call, node in appendable:
+            call.insert = _keyword_insertion(node, spans, text, offset)  # type: ignore[arg-type]
         self.facts.import_insert = (0, "", "\r\n" if "\r\n" in text else "\n")
         if anchor is not None and id(anchor) in spans:
             self.facts.import_insert = _import_insert(spans[id(anchor)][2], text, index)
+
+    def _place(self, values: List[Tuple[Value, cst.CSTNode]], spans: Dict[int, Tuple[int, int, int, int]],
+               offset: Callable[[int, int], int]) -> None:
+        """Give the recorded values, calls, scopes, loops and classes their positions (and values their text)."""
+        text = self.text
         for value, node in values:
             span = spans.get(id(node))
             if span is not None:
@@ -816,8 +820,6 @@ class _Collector(cst.CSTVisitor):
             if span is not None:
                 call.line, call.column, call.end_line, call.end_column = span
                 call.start, call.end = offset(span[0], span[1]), offset(span[2], span[3])
-        for call, node in appendable:
-            call.insert = _keyword_insertion(node, spans, text, offset)  # type: ignore[arg-type]
         for scope_index, node in self.scope_nodes.items():
             span = spans.get(id(node))
             if span is not None:
@@ -830,6 +832,16 @@ class _Collector(cst.CSTVisitor):
             span = spans.get(id(node))
             if span is not None:
                 self.facts.classes[name].line, self.facts.classes[name].column = span[0], span[1]
+
+
+def _offsets(index: LineIndex) -> Callable[[int, int], int]:
+    """``index.offset`` as a closure over its tables: called for every recorded node."""
+    starts, length, last = index.starts, index.length, len(index.starts)
+
+    def offset(line: int, column: int) -> int:
+        return min(starts[min(max(line, 1), last) - 1] + max(column, 0), length)
+
+    return offset
 
 
 # --- helpers ----------------------------------------------------------------------------------

@@ -340,14 +340,15 @@ class Project:
         """The calls named one of ``names`` (catalogue names) that ``program`` runs, by file, then in source order."""
         return [(path, call) for path, call in self.calls_named(names) if (path, call.scope) in program.scopes]
 
-    def calls_matching(self, key: str, wanted: Callable[[str, Call], bool]) -> List[Tuple[str, Call]]:
-        """Every call of the project for which ``wanted(path, call)`` holds, by file, then in source order.
+    def calls_matching(self, wanted: Callable[["Project", str, Call], bool]) -> List[Tuple[str, Call]]:
+        """Every call of the project for which ``wanted(project, path, call)`` holds, by file, then in source order.
 
-        Found once per ``key`` (which names ``wanted``): a question asked for every program then costs
-        what it finds, not a walk over every call of every file the program reaches.
+        Found once per ``wanted`` (a module-level function: it is the memo's key), so a question asked for every
+        program costs what it finds, not a walk over every call of every file the program reaches.
         """
-        return self.memo(("calls", key), lambda: [  # type: ignore[return-value]
-            (path, call) for path, facts in sorted(self.python.items()) for call in facts.calls if wanted(path, call)])
+        return self.memo(("calls", wanted), lambda: [  # type: ignore[return-value]
+            (path, call) for path, facts in sorted(self.python.items()) for call in facts.calls
+            if wanted(self, path, call)])
 
     def targets(self, path: str, call: Call) -> Tuple[ScopeRef, ...]:
         """The scopes a call enters."""

@@ -160,13 +160,13 @@ def jit_in(project: Project, program: Program) -> Optional[Tuple[str, int]]:
     for (path, index), line in sorted(jit_scopes(project).items()):
         if program.reaches(path, index):
             return path, line
-    for path, call in project.calls_matching("jit", _calls_jit):
+    for path, call in project.calls_matching(_calls_jit):
         if program.reaches(path, call.scope):
             return path, call.line
     return None
 
 
-def _calls_jit(path: str, call: Call) -> bool:
+def _calls_jit(project: Project, path: str, call: Call) -> bool:
     return bool(call.callee) and is_jit(call.callee)
 
 

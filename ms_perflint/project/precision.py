@@ -266,7 +266,7 @@ def _casts(project: Project, values: Values, training: Training, program: Progra
     by_call: Dict[Tuple[str, int], MatmulSite] = {(s.path, s.call.id): s for s in precision.sites}
     covered_classes: Dict[ClassRef, Coverage] = {}
     paths = set(program.files) | {c[0] for c in composition}
-    for path, call in project.calls_matching("casts", _is_cast):
+    for path, call in project.calls_matching(_is_cast):
         if path not in paths:
             continue
         dtype = _cast_dtype(values, path, call)
@@ -310,7 +310,7 @@ def _cast_name(call: Call) -> str:
     return call.method or (call.callee.rsplit(".", 1)[-1] if call.callee.startswith("self.") else "")
 
 
-def _is_cast(path: str, call: Call) -> bool:
+def _is_cast(project: Project, path: str, call: Call) -> bool:
     return _cast_name(call) in (ms.TO_FLOAT, ms.ADD_FLAGS_RECURSIVE)
 
 

@@ -121,9 +121,7 @@ class Training:
                 found.append(use)
         if found:
             return found
-        nn_calls = project.calls_matching("mindspore.nn", lambda path, call: project.qualified(path, call).startswith(
-            "mindspore.nn."))
-        for path, call in nn_calls:
+        for path, call in project.calls_matching(_calls_nn):
             if (path, call.scope) not in program.scopes:
                 continue
             parameters = call.argument("params", 0)
@@ -669,3 +667,8 @@ def _size_of(value, dims: int) -> Optional[int]:
             result *= item
         return result
     return None
+
+
+def _calls_nn(project: Project, path: str, call: Call) -> bool:
+    """A call of something in ``mindspore.nn`` (an optimizer takes the network's parameters)."""
+    return project.qualified(path, call).startswith("mindspore.nn.")
