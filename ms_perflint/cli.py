@@ -13,7 +13,7 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from ms_perflint import __version__
 from ms_perflint.memory import CHECK_GC_THRESHOLDS
@@ -421,10 +421,19 @@ def _force_excluded(session, path: str) -> bool:
 
 
 def _unique_files(files: Sequence[str]) -> List[str]:
-    """Each file once, however it was named (``x.py``, ``./x.py``, ``/abs/x.py``): the first spelling is kept."""
-    seen = {}
+    """Each file once, however it was named (``x.py``, ``./x.py``, ``/abs/x.py``, a link): the first spelling is kept.
+
+    A file is known by its device and inode (one ``stat``; ``realpath`` looks at every folder of the path), a
+    path that cannot be looked at (a dangling link) by its real path.
+    """
+    seen: Dict[object, str] = {}
     for path in files:
-        seen.setdefault(os.path.realpath(path), path)
+        try:
+            status = os.stat(path)
+            identity: object = (status.st_dev, status.st_ino)
+        except OSError:
+            identity = os.path.realpath(path)
+        seen.setdefault(identity, path)
     return list(seen.values())
 
 

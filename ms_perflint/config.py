@@ -238,15 +238,26 @@ def search_config_file(start: Path) -> Tuple[Optional[Path], List[Path]]:
     folder = start.resolve()
     if not folder.is_dir():
         folder = folder.parent
-    passed_over: List[Path] = []
-    for candidate in (folder, *folder.parents):
-        for name in CONFIG_FILES:
-            path = candidate / name
-            if path.is_file():
-                if read_table(path) is not None:
-                    return path, passed_over
-                passed_over.append(path)
-    return None, passed_over
+    found, passed_over = _nearest_config(str(folder))
+    return (Path(found) if found is not None else None), [Path(path) for path in passed_over]
+
+
+@lru_cache(maxsize=1 << 14)
+def _nearest_config(folder: str) -> Tuple[Optional[str], Tuple[str, ...]]:
+    """:func:`search_config_file` of a resolved folder: each folder is looked at once, its parent's answer reused
+    (a run asks for every folder of a tree; :func:`forget` clears the answers)."""
+    passed_over: List[str] = []
+    for name in CONFIG_FILES:
+        path = os.path.join(folder, name)
+        if os.path.isfile(path):
+            if read_table(Path(path)) is not None:
+                return path, tuple(passed_over)
+            passed_over.append(path)
+    parent = os.path.dirname(folder)
+    if parent == folder:
+        return None, tuple(passed_over)
+    found, further = _nearest_config(parent)
+    return found, (*passed_over, *further)
 
 
 def read_table(path: Path) -> Optional[Dict[str, Any]]:
@@ -652,7 +663,17 @@ def resolve_config(start: Optional[str] = None, config_file: Optional[str] = Non
     if config_file is not None:
         return load_config(Path(config_file), explicit=True)
     found = find_config_file(Path(start) if start else cwd)
-    return load_config(found) if found is not None else _defaults_for(Path(start) if start else cwd, cwd)
+    if found is None:
+        return _defaults_for(Path(start) if start else cwd, cwd)
+    status = found.stat()
+    return _shared_config(found, status.st_mtime_ns, status.st_size)
+
+
+@lru_cache(maxsize=256)
+def _shared_config(path: Path, mtime_ns: int, size: int) -> Config:
+    """:func:`load_config` of the file that configures a folder, read once for every folder under it (as long as
+    the file keeps its size and modification time)."""
+    return load_config(path)
 
 
 #: Why ``--isolated`` knows no MindSpore release: it reads no project files.
@@ -664,17 +685,31 @@ def _defaults_for(start: Path, cwd: Path) -> Config:
     from ms_perflint.project.roots import find_root
 
     root = find_root(str(start))
-    config = Config(source=None, root=cwd)
     if root is None:
-        return replace(config, mindspore_version_source="not inferred: no project root (pyproject.toml, setup.py or "
-                                                        f".git) at or above {_folder_of(start)}")
-    return with_inferred_version(config, Path(root))
+        return replace(Config(source=None, root=cwd), mindspore_version_source="not inferred: no project root "
+                       f"(pyproject.toml, setup.py or .git) at or above {_folder_of(start)}")
+    return _defaults_at_root(root, str(cwd))
 
 
 @lru_cache(maxsize=256)
+def _defaults_at_root(root: str, cwd: str) -> Config:
+    """:func:`_defaults_for` in a project, once per root in a run (the requirements are read to infer the release)."""
+    return with_inferred_version(Config(source=None, root=Path(cwd)), Path(root))
+
+
+@lru_cache(maxsize=1 << 14)
 def config_for_folder(folder: str) -> Config:
     """The configuration of the project a folder belongs to (cached: flake8 asks for every file)."""
     return resolve_config(start=folder)
+
+
+def forget() -> None:
+    """Read the disk again: configuration files, project roots and requirements may have changed since."""
+    from ms_perflint.project import roots
+
+    for cached in (config_for_folder, _nearest_config, _shared_config, _defaults_at_root):
+        cached.cache_clear()
+    roots.forget()
 
 
 def config_for_file(filename: str) -> Config:

@@ -663,11 +663,11 @@ def test_reference_lists_every_declared_option_with_its_rule():
 
 def test_config_for_a_folder_starts_at_the_folder_itself(tmp_path: Path):
     """Regression: ``ms-perflint .`` looked for the configuration above the current folder, so its excludes were lost."""
-    from ms_perflint.config import config_for_file, config_for_folder
+    from ms_perflint.config import config_for_file, forget
 
     config = write(tmp_path, "pyproject.toml", '[tool.ms-perflint]\nextend-exclude = ["third_party"]\n')
     write(tmp_path, "src/model.py", "")
-    config_for_folder.cache_clear()
+    forget()
     assert config_for_file(str(tmp_path)).source == config.resolve()
     assert config_for_file(str(tmp_path / "src" / "model.py")).source == config.resolve()
 

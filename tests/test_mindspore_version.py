@@ -11,7 +11,7 @@ from typing import Tuple
 
 import pytest
 
-from ms_perflint.config import ConfigError, config_for_folder, describe_settings, load_config, resolve_config
+from ms_perflint.config import ConfigError, describe_settings, forget, load_config, resolve_config
 from ms_perflint.project.requirements import infer_mindspore_version
 from tests.conftest import run_cli
 
@@ -152,7 +152,7 @@ def test_without_a_configuration_file_the_project_root_is_read(tmp_path: Path):
     project = tmp_path / "seg"
     write(project, "setup.py", "from setuptools import setup\nsetup(install_requires=['mindspore==2.4.1'])\n")
     source = write(project, "src/train.py", PROGRAM)
-    config_for_folder.cache_clear()
+    forget()
     assert resolve_config(start=str(source.parent)).mindspore_version == "2.4.1"
     assert resolve_config(start=str(source.parent), isolated=True).mindspore_version is None
 

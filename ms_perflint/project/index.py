@@ -111,7 +111,11 @@ class ProjectIndex:
 
     def relative(self, path: str) -> Optional[str]:
         """``path`` relative to the root with '/' separators, or None when it is outside the project."""
-        relative = os.path.relpath(os.path.abspath(path), self.root)
+        absolute = os.path.abspath(path)
+        inside = self.root.rstrip(os.sep) + os.sep
+        if absolute.startswith(inside):  # the usual case, without relpath's work (asked twice for every file)
+            return absolute[len(inside):].replace(os.sep, "/")
+        relative = os.path.relpath(absolute, self.root)
         if relative.startswith(".." + os.sep) or relative == ".." or os.path.isabs(relative):
             return None
         return relative.replace(os.sep, "/")

@@ -78,12 +78,12 @@ class Session:
 
     def forget(self) -> None:
         """Drop what was learnt (indexes, configurations): the next check reads everything again."""
-        from ms_perflint.config import config_for_folder
+        from ms_perflint import config
 
         self._indexes.clear()
         self._settings.clear()
         self.analysed.clear()
-        config_for_folder.cache_clear()
+        config.forget()
 
     # --- projects --------------------------------------------------------------------------------
 
