@@ -26,16 +26,23 @@ FORMAT = 1
 
 @functools.lru_cache(maxsize=None)
 def tool_fingerprint() -> str:
-    """A hash of everything about the tool that can change a decision: version, Python, the package's sources."""
-    folder = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    """A hash of everything about the tool that can change a decision: version, Python, the package's sources.
+
+    The sources by name, size and modification time (an install or an edit gives each changed file a new time):
+    reading them all cost more than the rest of a cached run of a small project.
+    """
     digest = hashlib.sha256(f"ms-perflint {__version__} {FORMAT} {sys.version_info[:2]}".encode())
-    for parent, subfolders, names in os.walk(folder):
-        subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
-        for name in sorted(names):
-            if name.endswith(".py"):
-                digest.update(os.path.relpath(os.path.join(parent, name), folder).encode() + b"\0")
-                with open(os.path.join(parent, name), "rb") as handle:
-                    digest.update(handle.read() + b"\0")
+    folders = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+    while folders:
+        with os.scandir(folders.pop()) as found:
+            entries = sorted(found, key=lambda entry: entry.name)
+        for entry in entries:
+            if entry.is_dir():
+                if entry.name != "__pycache__":
+                    folders.append(entry.path)
+            elif entry.name.endswith(".py"):
+                status = entry.stat()
+                digest.update(f"{entry.path}\0{status.st_size}\0{status.st_mtime_ns}\0".encode())
     return digest.hexdigest()
 
 
