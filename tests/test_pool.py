@@ -161,6 +161,29 @@ sys.exit(main(sys.argv[1:]))
 
 
 @needs_linux
+def test_a_pool_that_breaks_while_jobs_are_handed_out_still_gives_every_record(tree, monkeypatch):
+    """A worker can die before every job is submitted: submit() then raises, and the jobs not handed out yet are
+    run all the same (it used to end the run with a traceback)."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    real_submit = ProcessPoolExecutor.submit
+    handed = []
+
+    def breaking(self, *args, **kwargs):
+        handed.append(1)
+        if len(handed) == 3:
+            raise BrokenProcessPool("a worker died")
+        return real_submit(self, *args, **kwargs)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", breaking)
+    jobs = jobs_of(tree)[:12]
+    records = Extractor(jobs=2)(jobs)
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", real_submit)
+    assert snapshot(records) == snapshot(Extractor(jobs=1)(jobs))
+
+
+@needs_linux
 def test_a_segfault_in_one_of_20_files_with_two_jobs_gives_every_other_files_findings(tmp_path):
     for number in range(19):
         (tmp_path / f"f{number:02}.py").write_text(PROGRAM)

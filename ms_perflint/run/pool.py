@@ -156,7 +156,12 @@ def _pool_round(jobs: Sequence[object], indexes: List[int], workers: int, result
     broken = False
     finished = False
     try:
-        futures = {executor.submit(_work, index, jobs[index]): index for index in indexes}
+        futures = {}
+        try:
+            for index in indexes:
+                futures[executor.submit(_work, index, jobs[index])] = index
+        except BrokenProcessPool:  # a worker died while the jobs were still being handed out
+            broken = True
         for future in as_completed(futures):
             try:
                 results[futures[future]] = future.result()
