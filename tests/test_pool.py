@@ -3,7 +3,7 @@
 A pool must give exactly what one process gives; a file that kills its worker is
 that file's error, not the run's; an interrupted run ends at once with its workers;
 workers never outlive the parent. The index (``project/index.py``) is persisted as
-``project-2-<hash>.json`` in the cache folder, keyed by content hash; an entry that
+``project-<format>-<hash>.json`` in the cache folder, keyed by content hash; an entry that
 does not read back is a miss.
 """
 
@@ -377,7 +377,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def index_files(cache: Path) -> List[Path]:
-    return sorted(cache.glob("project-2-*.json"))
+    return sorted(cache.glob(f"project-{index_module.INDEX_FORMAT}-*.json"))
 
 
 def test_the_index_is_persisted_and_a_rerun_reads_nothing(project, tmp_path_factory):
@@ -471,6 +471,30 @@ def test_cli_cached_rerun_prints_the_same_and_never_imports_libcst(project):
     modules = imported_modules(second.stderr)
     assert "ms_perflint.cli" in modules  # the import log is really there
     assert not [name for name in modules if name == "libcst" or name.startswith("libcst.")]
+
+
+def test_an_edit_that_leaves_the_facts_as_they_were_keeps_the_decisions(project, tmp_path_factory, monkeypatch):
+    """Decisions depend on the files' facts only: a new comment at the end re-analyses that file but runs no rule;
+    a changed value does."""
+    from ms_perflint.run.session import Session, SessionOptions
+
+    cache = str(tmp_path_factory.mktemp("cache"))
+    decided = []
+    real = lint_module.decide
+    monkeypatch.setattr(lint_module, "decide", lambda *a, **k: decided.append(1) or real(*a, **k))
+
+    def check():
+        [result] = Session(SessionOptions(cache_folder=cache, jobs=1)).check([str(project / "train.py")])
+        return [(f.code, f.line, f.column, f.message) for f in result.findings]
+
+    first = check()
+    assert decided == [1] and first
+    with open(project / "train.py", "a") as handle:
+        handle.write("# a comment: the same facts\n")
+    assert check() == first and decided == [1]
+    text = (project / "train.py").read_text()
+    (project / "train.py").write_text(text.replace("save_checkpoint_steps=10", "save_checkpoint_steps=20"))
+    assert check() and decided == [1, 1]
 
 
 def test_cli_sees_an_edited_file_at_once(project):

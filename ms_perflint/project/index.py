@@ -35,7 +35,7 @@ from ms_perflint.sources.discovery import skipped_folder
 from ms_perflint.sources.guard import nesting_error, python_syntax_error
 
 #: The cache layout's version; changes to the analysis are noticed by themselves (see ``_format``).
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3
 
 
 @dataclass
@@ -54,17 +54,21 @@ class IndexedFile:
     facts: Any = None
     error: Optional[FileError] = None
     raw: Any = None
+    #: A hash of the facts as stored ("" until they are): two texts with the same facts (an edit of a comment)
+    #: give the same decisions.
+    facts_digest: str = ""
 
     def manifest(self) -> List[Any]:
         error = self.error
         return [self.kind, self.size, self.mtime_ns, self.digest,
-                [error.kind, error.message, error.line, error.column, error.cell] if error is not None else None]
+                [error.kind, error.message, error.line, error.column, error.cell] if error is not None else None,
+                self.facts_digest]
 
     @classmethod
     def from_manifest(cls, data: Sequence[Any]) -> "IndexedFile":
         """Raises on anything that is not a valid record (the caller treats that as a miss)."""
-        kind, size, mtime, digest, error = data
-        record = cls(str(kind), int(size), int(mtime), str(digest))
+        kind, size, mtime, digest, error, facts_digest = data
+        record = cls(str(kind), int(size), int(mtime), str(digest), facts_digest=str(facts_digest))
         if error is not None:
             kind, message, line, column, cell = error
             record.error = FileError(str(kind), str(message), int(line), int(column), cell)
@@ -140,9 +144,11 @@ class ProjectIndex:
         return found
 
     def digest(self) -> str:
-        """A hash of every file's content hash: it changes whenever any indexed file changes."""
+        """A hash of what every file says: its facts where they are stored (decisions depend on nothing else, so
+        a text whose facts did not change -- an edited comment -- keeps the project's decisions), else its content."""
         if self._digest is None:
-            joined = "\n".join(f"{path}:{record.digest}" for path, record in sorted(self.files.items()))
+            joined = "\n".join(f"{path}:{record.facts_digest or record.digest}"
+                                for path, record in sorted(self.files.items()))
             self._digest = hashlib.sha256(f"{_format()}:{__version__}\n{joined}".encode()).hexdigest()
         return self._digest
 
@@ -268,17 +274,20 @@ class ProjectIndex:
         return os.path.join(self.cache_folder or "", "facts", name[:2], name[2:] + ".json")
 
     def _save(self) -> None:
-        manifest = {"format": _format(), "version": __version__, "root": self.root,
-                    "files": {path: record.manifest() for path, record in sorted(self.files.items())}}
         try:
             for path in sorted(self._new):
                 record = self.files.get(path)
                 if record is not None and record.facts is not None:
-                    _write_json(self._facts_path(path, record.digest), record.facts.to_json())
-            _write_json(self._cache_path(), manifest)
+                    stored = json.dumps(record.facts.to_json(), separators=(",", ":"))
+                    record.facts_digest = hashlib.sha256(stored.encode()).hexdigest()  # JSON escapes non-ASCII
+                    _write_text(self._facts_path(path, record.digest), stored)
+            manifest = {"format": _format(), "version": __version__, "root": self.root,
+                        "files": {path: record.manifest() for path, record in sorted(self.files.items())}}
+            _write_text(self._cache_path(), json.dumps(manifest, separators=(",", ":")))
         except OSError:
             pass  # a read-only project is checked all the same, just without the cache
         self._new.clear()
+        self._digest = None
 
 
 def _read_json(path: str) -> Any:
@@ -290,13 +299,18 @@ def _read_json(path: str) -> Any:
 
 
 def _write_json(target: str, payload: Any) -> None:
+    """Write ``payload`` as JSON, atomically (:func:`_write_text`)."""
+    _write_text(target, json.dumps(payload, separators=(",", ":")))
+
+
+def _write_text(target: str, text: str) -> None:
     """Write atomically (a temporary file in the same folder, then a rename): readers never see half a file."""
     folder = os.path.dirname(target)
     prepare_cache_folder(folder)
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=".index-", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(payload, stream, separators=(",", ":"))
+            stream.write(text)
         os.replace(temporary, target)
     except BaseException:
         with contextlib.suppress(OSError):
