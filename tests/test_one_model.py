@@ -125,6 +125,37 @@ def test_guards_are_compared_as_values_not_as_text(quote: str, tmp_path: Path):
     assert check_project(tmp_path) == {}
 
 
+TRAIN_WITH_LOADER = """
+    from mindcv.models import resnet50
+    from mindcv.models.helpers import load_pretrained
+    from mindspore.train import Model
+    from src.config import config
+    if __name__ == "__main__":
+        net = resnet50(num_classes=config["class_num"])
+        load_pretrained(net, default_cfg, num_classes=config["class_num"])
+        Model(net, loss, opt).train(90, data)
+"""
+
+
+def test_a_weight_loader_after_the_builder_silences_msp104_in_both_modes(tmp_path: Path):
+    """Drift 4: the project tables knew 2 weight loaders and the per-file ones 7, so mindcv's
+    ``load_pretrained`` after ``resnet50(num_classes=config["class_num"])`` was reported in project mode
+    only, with an unsafe fix (1001 classes) that breaks loading the 1000-class weights."""
+    config = 'config = {"class_num": 1000, "lr": 0.1}\n'
+    write_project(tmp_path / "split", {"src/__init__.py": "", "src/config.py": config, "train.py": TRAIN_WITH_LOADER})
+    joined = config + textwrap.dedent(TRAIN_WITH_LOADER).replace("from src.config import config\n", "")
+    assert check_project(tmp_path / "split") == {}
+    assert codes_at(check_text(joined, "train.py", Settings()).findings) == []
+    # Without the loader the same programs train from scratch, and both modes report the 1000
+    without = "    load_pretrained(net, default_cfg, num_classes=config[\"class_num\"])\n"
+    train = (tmp_path / "split" / "train.py").read_text()
+    assert without in train
+    (tmp_path / "split" / "train.py").write_text(train.replace(without, ""))
+    assert [code for code, _, _ in check_project(tmp_path / "split").get("src/config.py", [])] == ["MSP104"]
+    assert [code for code, *_ in codes_at(check_text(joined.replace(without, ""), "train.py", Settings()).findings)] \
+        == ["MSP104"]
+
+
 BOM_CONFIG = """\ufeffrun_mode: train
 callbacks:
   - type: CheckpointMonitor
