@@ -129,11 +129,16 @@ def _dies_on(name: str, how: str):
     return analyse
 
 
-@needs_linux
-def test_a_file_that_kills_its_worker_is_that_files_error(tmp_path, monkeypatch):
+def _nineteen_programs_and(tmp_path, name: str, text: str = PROGRAM) -> None:
+    """19 good files ``fNN.py`` and one more, ``name``: enough for two workers."""
     for number in range(19):
         (tmp_path / f"f{number:02}.py").write_text(PROGRAM)
-    (tmp_path / "crash.py").write_text(PROGRAM)
+    (tmp_path / name).write_text(text)
+
+
+@needs_linux
+def test_a_file_that_kills_its_worker_is_that_files_error(tmp_path, monkeypatch):
+    _nineteen_programs_and(tmp_path, "crash.py")
     monkeypatch.setattr(index_module, "analyse", _dies_on("crash.py", "kill"))  # the forked workers inherit it
     isolated = []
     real_isolated = pool._isolated
@@ -185,9 +190,7 @@ def test_a_pool_that_breaks_while_jobs_are_handed_out_still_gives_every_record(t
 
 @needs_linux
 def test_a_segfault_in_one_of_20_files_with_two_jobs_gives_every_other_files_findings(tmp_path):
-    for number in range(19):
-        (tmp_path / f"f{number:02}.py").write_text(PROGRAM)
-    (tmp_path / "crash.py").write_text(PROGRAM)
+    _nineteen_programs_and(tmp_path, "crash.py")
     completed = subprocess.run(
         [sys.executable, "-X", "faulthandler=0", "-c", CRASHING_CLI, "--no-cache", "-j", "2", "-q", "."],
         cwd=tmp_path, capture_output=True, text=True, timeout=120,
@@ -204,9 +207,7 @@ def test_a_segfault_in_one_of_20_files_with_two_jobs_gives_every_other_files_fin
 @needs_linux
 def test_a_hostile_file_among_20_with_two_jobs(tmp_path):
     """``x = lambda: \\`` continued 4,000 times: reported as that file's error, every other file checked."""
-    for number in range(19):
-        (tmp_path / f"f{number:02}.py").write_text(PROGRAM)
-    (tmp_path / "hostile.py").write_text("x = " + "lambda: \\\n" * 4000 + "1\n")
+    _nineteen_programs_and(tmp_path, "hostile.py", "x = " + "lambda: \\\n" * 4000 + "1\n")
     completed = run_cli("--no-cache", "-j", "2", "-q", ".", cwd=tmp_path)
     assert completed.returncode == 1, completed.stderr
     lines = completed.stdout.splitlines()
@@ -669,9 +670,7 @@ def test_files_checked_alone_are_checked_by_the_workers(tree, monkeypatch, tmp_p
 def test_a_file_checked_alone_that_kills_its_worker_is_that_files_error(tmp_path, monkeypatch):
     from ms_perflint.run.session import Session, SessionOptions
 
-    for number in range(19):
-        (tmp_path / f"f{number:02}.py").write_text(PROGRAM)
-    (tmp_path / "crash.py").write_text(PROGRAM)
+    _nineteen_programs_and(tmp_path, "crash.py")
     monkeypatch.setattr(index_module, "analyse", _dies_on("crash.py", "kill"))  # the forked workers inherit it
     paths = sorted(str(path) for path in tmp_path.glob("*.py"))
     results = Session(SessionOptions(jobs=2, cache_folder=None, project=False)).check(paths)

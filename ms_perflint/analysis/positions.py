@@ -24,7 +24,7 @@ from libcst.metadata import CodePosition, CodeRange
 from libcst._nodes.internal import CodegenState
 
 from ms_perflint.analysis.ast_positions import AstPositions, Span
-from ms_perflint.analysis.walker import child_fields
+from ms_perflint.analysis.walker import children
 
 _NOTHING_TO_RECORD = nullcontext()
 
@@ -173,15 +173,9 @@ def _paired(module: cst.Module, text: str, wanted: Dict[int, cst.CSTNode]) -> Di
 
 
 def _ids_under(node: cst.CSTNode) -> Iterator[int]:
-    """``id`` of the node and of every node under it (through the walker's field table: libcst's ``children``
-    runs a visitor over each node)."""
+    """``id`` of the node and of every node under it."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield id(current)
-        for name in child_fields(current):
-            value = getattr(current, name)
-            if isinstance(value, (tuple, list)):
-                stack.extend(child for child in value if isinstance(child, cst.CSTNode))
-            elif isinstance(value, cst.CSTNode):
-                stack.append(value)
+        stack.extend(children(current))

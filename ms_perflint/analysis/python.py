@@ -795,7 +795,7 @@ class _Collector(cst.CSTVisitor):
             wanted[id(anchor)] = anchor
         spans = spans_of(self.module, wanted, self.text) if wanted else {}
         index = LineIndex(self.text)
-        offset = _offsets(index)
+        offset = index.offset
         self._place(values, spans, offset)
         text = self.text
         for call, node in appendable:
@@ -832,16 +832,6 @@ class _Collector(cst.CSTVisitor):
             span = spans.get(id(node))
             if span is not None:
                 self.facts.classes[name].line, self.facts.classes[name].column = span[0], span[1]
-
-
-def _offsets(index: LineIndex) -> Callable[[int, int], int]:
-    """``index.offset`` as a closure over its tables: called for every recorded node."""
-    starts, length, last = index.starts, index.length, len(index.starts)
-
-    def offset(line: int, column: int) -> int:
-        return min(starts[min(max(line, 1), last) - 1] + max(column, 0), length)
-
-    return offset
 
 
 # --- helpers ----------------------------------------------------------------------------------

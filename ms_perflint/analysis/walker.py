@@ -18,8 +18,9 @@ visitor ignores them.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import typing
-from typing import Dict, FrozenSet, List, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Tuple
 
 import libcst as cst
 
@@ -102,9 +103,6 @@ def _layout_types() -> FrozenSet[type]:
 LAYOUT_TYPES = _layout_types()
 
 
-#: Per node type, the fields whose declared type holds layout only (``whitespace_after_func``, ``lpar``,
-#: ``comma``): more than half of all fields. A walk that skips layout does not even look at them.
-_LAYOUT_FIELDS: Dict[type, FrozenSet[str]] = {}
 #: :func:`child_fields` less the layout fields, for the types whose fields never vary.
 _CONTENT_FIELDS: Dict[type, Tuple[str, ...]] = {}
 
@@ -113,19 +111,18 @@ def content_fields(node: cst.CSTNode) -> Tuple[str, ...]:
     """:func:`child_fields` of ``node`` without the fields declared to hold only :data:`LAYOUT_TYPES`."""
     node_type = type(node)
     fields = _CONTENT_FIELDS.get(node_type)
-    if fields is not None:
-        return fields
-    layout = _LAYOUT_FIELDS.get(node_type)
-    if layout is None:
-        layout = _LAYOUT_FIELDS[node_type] = _declared_layout(node_type)
-    fields = tuple(name for name in child_fields(node) if name not in layout)
-    if node_type in _CHILD_FIELDS:  # the same fields for every node of the type
-        _CONTENT_FIELDS[node_type] = fields
+    if fields is None:
+        layout = _declared_layout(node_type)
+        fields = tuple(name for name in child_fields(node) if name not in layout)
+        if node_type in _CHILD_FIELDS:  # the same fields for every node of the type
+            _CONTENT_FIELDS[node_type] = fields
     return fields
 
 
+@functools.lru_cache(maxsize=None)
 def _declared_layout(node_type: type) -> FrozenSet[str]:
-    """The fields of a libcst node class whose type annotation admits nothing but layout (or absence)."""
+    """The fields of a libcst node class whose type annotation admits nothing but layout (or absence): more than
+    half of all fields (``whitespace_after_func``, ``lpar``, ``comma``). A walk that skips layout never reads them."""
     # The dataclass fields' own types (libcst's annotations are evaluated): typing.get_type_hints would cost a few
     # milliseconds of every run's start-up. An annotation kept as a string holds no class: the field is looked at.
     absent = (type(None), cst.MaybeSentinel)
@@ -153,6 +150,18 @@ def _value_kind(value: object) -> str:
     return kind
 
 
+def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The child nodes of ``node``, in libcst's visiting order (``node.children`` runs a visitor over the node)."""
+    kinds = _VALUE_KINDS
+    for name in child_fields(node):
+        value = getattr(node, name)
+        kind = kinds.get(type(value)) or _value_kind(value)
+        if kind is _NODE:
+            yield value
+        elif kind is _SEQUENCE:
+            yield from value
+
+
 def walk(root: cst.CSTNode, visitor: cst.CSTVisitor, skip_layout: bool = False) -> None:
     """Call ``visitor.on_visit``/``on_leave`` as ``root.visit(visitor)`` would, without copying nodes.
 
@@ -167,7 +176,7 @@ def walk(root: cst.CSTNode, visitor: cst.CSTVisitor, skip_layout: bool = False) 
     kinds = _VALUE_KINDS
     skipped = LAYOUT_TYPES if skip_layout else frozenset()
 
-    def visit(node: cst.CSTNode) -> None:
+    def visit(node: cst.CSTNode) -> None:  # children(), inlined: this runs for every node of every file
         if on_visit(node):
             fields = known.get(type(node))
             if fields is None:

@@ -283,7 +283,7 @@ class ProjectIndex:
                     _write_text(self._facts_path(path, record.digest), stored)
             manifest = {"format": _format(), "version": __version__, "root": self.root,
                         "files": {path: record.manifest() for path, record in sorted(self.files.items())}}
-            _write_text(self._cache_path(), json.dumps(manifest, separators=(",", ":")))
+            _write_json(self._cache_path(), manifest)
         except OSError:
             pass  # a read-only project is checked all the same, just without the cache
         self._new.clear()

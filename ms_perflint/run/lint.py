@@ -49,10 +49,8 @@ def decide(project, settings_for: Callable[[str], Settings], rules: Sequence[typ
             progress(done, len(rules), "rules")
         try:
             rule().check(check)
-        except RecursionError as error:
-            _internal_error(check, rule, error)
-        except Exception as error:  # noqa: BLE001 -- one rule's bug must not hide the others' findings
-            _internal_error(check, rule, error)
+        except Exception as error:  # noqa: BLE001 -- one rule's bug (a RecursionError too) must not hide the others'
+            _internal_error(check, rule, error, settings_for)
         if rule.opt_in:
             _keep_where_chosen(check.findings, rule.code, settings_for)
     if progress is not None:
@@ -66,13 +64,14 @@ PROJECT_WIDE = ""
 INTERNAL_ERROR = "MSP000"
 
 
-def _internal_error(check, rule, error: BaseException) -> None:
+def _internal_error(check, rule, error: BaseException, settings_for: Callable[[str], Settings]) -> None:
     """The rule failed: every file shows it (an opt-in rule's: the files that choose it; see :func:`finish`)."""
     message = (f"internal error in {rule.code} ({rule.name}): {type(error).__name__}: {error}; "
                f"its findings for this project are missing -- please report this")
     if rule.opt_in:
         for path in check.project.files:
-            check.findings.setdefault(path, []).append(Finding(INTERNAL_ERROR, message))
+            if settings_for(path).may_enable(rule.code, opt_in=True):
+                check.findings.setdefault(path, []).append(Finding(INTERNAL_ERROR, message))
     else:
         check.findings.setdefault(PROJECT_WIDE, []).append(Finding(INTERNAL_ERROR, message))
 
@@ -88,19 +87,12 @@ def _failed_rule_enabled(finding: Finding, settings: Settings, path: str) -> boo
 
 
 def _keep_where_chosen(findings: Dict[str, List[Finding]], code: str, settings_for: Callable[[str], Settings]) -> None:
-    """An opt-in rule's findings (and its internal error) only in files whose settings choose it: the rules that
-    run are those some folder of the project turns on, and ``select = ["MSP"]`` elsewhere turns on every rule but
-    the opt-in ones."""
+    """An opt-in rule's findings only in files whose settings choose it: the rules that run are those some folder
+    of the project turns on, and ``select = ["MSP"]`` elsewhere turns on every rule but the opt-in ones."""
     for path, found in findings.items():
         if path == PROJECT_WIDE or settings_for(path).may_enable(code, opt_in=True):
             continue
-        found[:] = [f for f in found if f.code != code and not _about(f, code)]
-
-
-def _about(finding: Finding, code: str) -> bool:
-    """Is the finding the internal error of rule ``code``?"""
-    failed = _FAILED_RULE.match(finding.message) if finding.code == INTERNAL_ERROR else None
-    return failed is not None and failed.group(1) == code
+        found[:] = [f for f in found if f.code != code]
 
 
 def findings_for(raw: Dict[str, List[Finding]], relative: str) -> List[Finding]:

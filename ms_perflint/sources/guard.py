@@ -117,7 +117,7 @@ def _longest_continuation(text: str) -> int:
     previous_end = -1
     for match in _LINE_CONTINUATION.finditer(text):
         start = match.start()
-        run = run + 1 if previous_end >= 0 and "\n" not in text[previous_end:start] else 1
+        run = run + 1 if previous_end >= 0 and text.find("\n", previous_end, start) < 0 else 1
         longest = max(longest, run)
         previous_end = match.end()
     return longest
