@@ -19,7 +19,7 @@ import re
 import shlex
 from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
-from ms_perflint.analysis.facts import LIT, ConfigEntry, ShellFacts, Value, YamlFacts, YamlMapping
+from ms_perflint.analysis.facts import LIT, UNKNOWN, ConfigEntry, ShellFacts, Value, YamlFacts, YamlMapping
 from ms_perflint.findings import LineIndex
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -136,7 +136,8 @@ def extract_shell(text: str) -> ShellFacts:
 
     Argument entries are owned by ``shell:<script>.py`` (the file name of the Python
     script the command runs), so a value is matched to that program only. Values that
-    are shell variables (``$AMP_LEVEL``) are not literal and are skipped.
+    are shell variables (``--device_num=$RANK_SIZE``) are recorded as unknown: that run
+    sets the key, to a value the launch decides.
     """
     facts = ShellFacts()
     index = LineIndex(text)
@@ -187,10 +188,14 @@ def _command_arguments(command: str, first_line: int, index: LineIndex, scripts:
         key, has_value, value = word[2:].partition("=")
         if not has_value:
             value = words[position + 1] if position + 1 < len(words) else ""
-        if not value or "$" in value or value.startswith("-"):
+        if not value or value.startswith("-"):
             continue
         line, column = _locate(command, first_line, value, key)
-        entries.append(ConfigEntry(key.replace("-", "_"), _shell_value(value, line, column, index), f"shell:{script}"))
+        written = _shell_value(value, line, column, index)
+        if "$" in value:  # ``--device_num=$RANK_SIZE``: the run passes the key, with a value the script decides
+            written = Value(UNKNOWN, text=value, line=written.line, column=written.column, start=written.start,
+                            end=written.end)
+        entries.append(ConfigEntry(key.replace("-", "_"), written, f"shell:{script}"))
     return entries
 
 

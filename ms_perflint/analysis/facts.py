@@ -71,9 +71,11 @@ CFG = "cfg"  # data: a config key (``args.amp_level``, ``cfg["amp_level"]``); pa
 PARAM = "param"  # data: a parameter name of the scope the value is read in
 CALL = "call"  # data: the id of a recorded call (its result)
 SELF = "self"  # data: an attribute of ``self`` (``fc`` for ``self.fc``)
-OP = "op"  # data: an operator (``+``, ``*``, ``not``, ``==``, ``ifexp``, ``tuple``); parts: operands
+OP = "op"  # data: an operator (``+``, ``*``, ``not``, ``==``, ``ifexp``, ``tuple``, ``either``); parts: operands
 NAME = "name"  # data: a local name whose value is not known
 UNKNOWN = "unknown"
+#: The operator of a value that is one of its parts in turn (a loop variable over ``(a, b, c)``).
+EITHER = "either"
 
 
 @dataclass(**_COMPACT)

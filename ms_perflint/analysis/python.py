@@ -28,7 +28,7 @@ import libcst as cst
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
-    CALL, CFG, CLASS, FUNCTION, LIT, MAIN, MODULE, NAME, OP, PARAM, REF, SELF, UNKNOWN,
+    CALL, CFG, CLASS, EITHER, FUNCTION, LIT, MAIN, MODULE, NAME, OP, PARAM, REF, SELF, UNKNOWN,
     Call, ClassFacts, ConfigEntry, Guard, Loop, PythonFacts, Scope, Value, unknown,
 )
 from ms_perflint.analysis.names import Names, dotted_name
@@ -90,6 +90,10 @@ class _Collector(cst.CSTVisitor):
         self.loop_stack: List[List[int]] = [[]]
         self.guard_stack: List[List[Guard]] = [[]]
         self.class_stack: List[ClassFacts] = []
+        #: The ``if`` statements being walked (innermost last): what each arm binds, merged when it is left.
+        self.branches: List[_Branch] = []
+        #: Per comprehension being walked: the bindings it binds its variables in, and what they were before.
+        self.comp_saved: List[Tuple[Dict[str, Value], Dict[str, Optional[Value]]]] = []
         self.memo: Dict[int, Optional[int]] = {}
         #: What a node pushed when entered, popped when left: id(node) -> actions.
         self.pushed: Dict[int, List[str]] = {}
@@ -127,6 +131,15 @@ class _Collector(cst.CSTVisitor):
         self.ancestors.pop()
 
     def _undo(self, action: str, node: cst.CSTNode) -> None:
+        if action == "arm":
+            self._leave_arm(node)
+            return
+        if action == "branch":
+            self._leave_branch()
+            return
+        if action == "comp-targets":
+            self._leave_comprehension()
+            return
         if action == "exits":
             # ``if args.profile: return`` -- what follows in the block runs only when the test failed.
             self._push_guards(self.ancestors[-1], node.test, False)  # type: ignore[attr-defined]
@@ -145,6 +158,14 @@ class _Collector(cst.CSTVisitor):
             self.loop_stack[-1].pop()
         elif action.startswith("guard"):
             del self.guard_stack[-1][len(self.guard_stack[-1]) - int(action[5:] or 1):]
+
+    def _leave_comprehension(self) -> None:
+        bindings, saved = self.comp_saved.pop()
+        for name, value in saved.items():
+            if value is None:
+                bindings.pop(name, None)
+            else:
+                bindings[name] = value
 
     def _push(self, node: cst.CSTNode, action: str) -> None:
         self.pushed.setdefault(id(node), []).append(action)
@@ -257,6 +278,8 @@ class _Collector(cst.CSTVisitor):
             self.main_ifs.add(id(node))
         elif node.orelse is None and _exits(node.body) and isinstance(parent, (cst.IndentedBlock, cst.Module)):
             self._push(node, "exits")
+        if id(node) not in self.main_ifs:
+            self._enter_branch(node)
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self._enter_suite(node)
@@ -272,23 +295,60 @@ class _Collector(cst.CSTVisitor):
             self._new_scope(Scope("<main>", MAIN, parent=0, line=0), node, action="main")
             self.bindings[-1] = self.bindings[0]  # module-level code: it shares the module's names
             return
-        self._push_guards(node, parent.test, True)
+        self.branches[-1].test = self._push_guards(node, parent.test, True)
+        self._push(node, "arm")
 
     def visit_Else(self, node: cst.Else) -> None:
         parent = self._parent()
         if isinstance(parent, cst.If):
             self._push_guards(node, parent.test, False)
 
-    def _push_guards(self, node: cst.CSTNode, test: cst.BaseExpression, holds: bool) -> None:
-        guards = list(_split_guard(self.value_of(test), holds))
+    def _push_guards(self, node: cst.CSTNode, test: cst.BaseExpression, holds: bool) -> Value:
+        value = self.value_of(test)
+        guards = list(_split_guard(value, holds))
         self.guard_stack[-1].extend(guards)
         self._push(node, f"guard{len(guards)}")
+        return value
+
+    # --- names bound in the arms of an ``if`` ----------------------------------------------------
+    #
+    # After ``if c: x = a`` / ``else: x = b`` a read of ``x`` is ``a if c else b``: each candidate keeps the test
+    # that selects it, and the project model decides the test for the program that runs it (a run on Ascend takes
+    # the ``device_target == "Ascend"`` arm). The same holds for ``self.<attr>`` set in a method's arms.
+
+    def _enter_branch(self, node: cst.If) -> None:
+        attrs = self.class_stack[-1].attrs if self.class_stack and self.facts.scopes[self.scope].kind == FUNCTION \
+            else None
+        self.branches.append(_Branch(self.bindings[-1], attrs))
+        self._push(node, "branch")
+
+    def _leave_arm(self, node: cst.BaseSuite) -> None:
+        """The body of the ``if`` is done: keep what it bound, and walk the rest from what held before it."""
+        branch = self.branches[-1]
+        branch.close_body(exits=_exits(node))
+
+    def _leave_branch(self) -> None:
+        self.branches.pop().merge()
+
+    def _bind_loop_targets(self, target: cst.BaseExpression, iterable: Value) -> None:
+        """``for c in (a, b, c):``: the loop variable is one of the items, each in turn."""
+        items = iterable.parts if iterable.kind == OP and iterable.data == "tuple" and iterable.parts else None
+        self._bind(target, Value(OP, EITHER, items, text=iterable.text) if items is not None else None)
+
+    def _bind(self, target: cst.BaseExpression, value: Optional[Value]) -> None:
+        """Bind a loop's target names to ``value`` (None: not known), item by item for a tuple target."""
+        if isinstance(target, cst.Name):
+            self.bindings[-1][target.value] = value if value is not None else \
+                Value(NAME, target.value, text=target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for position, element in enumerate(target.elements):
+                known = None if isinstance(element, cst.StarredElement) else _either_item(value, position)
+                self._bind(element.value, known)
 
     def visit_For(self, node: cst.For) -> None:
         iterable = self.value_of(node.iter)
         self._push_loop(node, "for", iterable)
-        for name in _target_names(node.target):
-            self.bindings[-1][name] = Value(NAME, name, text=name)
+        self._bind_loop_targets(node.target, iterable)
 
     def visit_While(self, node: cst.While) -> None:
         self._push_loop(node, "while", None)
@@ -296,7 +356,13 @@ class _Collector(cst.CSTVisitor):
     def _visit_comprehension(self, node: cst.BaseComp) -> None:
         # ``[Block(c) for c in channels]`` builds once per item, like a ``for`` loop; only the first
         # ``for`` is recorded (nested ones multiply, and an unknown count is unknown either way).
-        self._push_loop(node, "comp", self.value_of(node.for_in.iter))
+        iterable = self.value_of(node.for_in.iter)
+        self._push_loop(node, "comp", iterable)
+        # The comprehension's variables are its own: bound while it is walked, then the outer ones come back.
+        names = _target_names(node.for_in.target)
+        self.comp_saved.append((self.bindings[-1], {n: self.bindings[-1].get(n) for n in names}))
+        self._push(node, "comp-targets")
+        self._bind_loop_targets(node.for_in.target, iterable)
 
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _visit_comprehension
 
@@ -1027,6 +1093,67 @@ def _formatted_parts(node: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
         for part in node.parts:
             if isinstance(part, cst.FormattedStringExpression):
                 yield part.expression
+
+
+class _Branch:
+    """What an ``if`` statement's arms bind: the names of the scope (and ``self`` attributes of a method)."""
+
+    __slots__ = ("bindings", "attrs", "before", "attrs_before", "body", "attrs_body", "test")
+
+    def __init__(self, bindings: Dict[str, Value], attrs: Optional[Dict[str, Value]]) -> None:
+        self.bindings = bindings
+        self.attrs = attrs
+        self.before = dict(bindings)
+        self.attrs_before = dict(attrs) if attrs is not None else None
+        #: What the body bound (None while it is walked, or when it leaves: ``return``, ``raise``, ``continue``).
+        self.body: Optional[Dict[str, Value]] = None
+        self.attrs_body: Optional[Dict[str, Value]] = None
+        self.test: Value = unknown()
+
+    def close_body(self, exits: bool) -> None:
+        """The body is done: keep what it bound (unless it leaves) and start the rest from what held before."""
+        if not exits:
+            self.body = dict(self.bindings)
+            self.attrs_body = dict(self.attrs) if self.attrs is not None else None
+        else:
+            self.body = self.attrs_body = None
+        _restore(self.bindings, self.before)
+        if self.attrs is not None and self.attrs_before is not None:
+            _restore(self.attrs, self.attrs_before)
+
+    def merge(self) -> None:
+        """The whole statement is done: a name the arms bind differently is either arm's value, by the test."""
+        if self.body is not None:
+            _merge(self.bindings, self.body, self.test)
+        if self.attrs is not None and self.attrs_body is not None:
+            _merge(self.attrs, self.attrs_body, self.test)
+
+
+def _restore(current: Dict[str, Value], saved: Dict[str, Value]) -> None:
+    """Make ``current`` hold ``saved`` again, in place (the ``__main__`` block shares the module's dict)."""
+    current.clear()
+    current.update(saved)
+
+
+def _merge(current: Dict[str, Value], body: Dict[str, Value], test: Value) -> None:
+    """``current`` holds what the ``else`` arm left; make each name the body binds otherwise ``body if test else``."""
+    for name, value in body.items():
+        other = current.get(name)
+        if other is value:
+            continue
+        current[name] = value if other is None else Value(OP, "ifexp", (test, value, other), text=value.text)
+
+
+def _either_item(value: Optional[Value], position: int) -> Optional[Value]:
+    """Item ``position`` of each candidate of ``either(...)`` of tuples (None unless all have one)."""
+    if value is None or not (value.kind == OP and value.data == EITHER):
+        return None
+    items = []
+    for part in value.parts:
+        if not (part.kind == OP and part.data == "tuple" and position < len(part.parts)):
+            return None
+        items.append(part.parts[position])
+    return Value(OP, EITHER, tuple(items))
 
 
 def _target_names(target: cst.BaseExpression) -> List[str]:
