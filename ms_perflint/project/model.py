@@ -26,7 +26,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
-    CALL, CFG, CLASS, FUNCTION, MAIN, MODULE, NAME, PARAM, REF, SELF, Call, ClassFacts, PythonFacts, ShellFacts,
+    CALL, CFG, CLASS, EITHER, FUNCTION, MAIN, MODULE, NAME, OP, PARAM, REF, SELF, Call, ClassFacts, PythonFacts, ShellFacts,
     Value, YamlFacts,
 )
 
@@ -454,8 +454,11 @@ class Project:
             symbol = self.resolve(value.data, path)
             if symbol is not None and symbol.kind == "class":
                 yield symbol.path, symbol.name
-        elif value.kind == "op" and value.data == "ifexp":
-            for part in value.parts[1:]:
+        elif value.kind == OP and value.data == "[]" and len(value.parts) == 2 and isinstance(value.parts[1].data, int):
+            for item_path, item, item_scope, _ in self.returned_items(path, value.parts[0], value.parts[1].data, depth):
+                yield from self.instance_classes(item_path, item, item_scope, depth + 1)
+        elif value.kind == OP and value.data in ("ifexp", EITHER):
+            for part in value.parts[1:] if value.data == "ifexp" else value.parts:
                 yield from self.instance_classes(path, part, scope, depth + 1)
         elif value.kind == PARAM:
             yield from self._argument_instances(path, value.data, scope, depth)
@@ -487,6 +490,27 @@ class Project:
             return symbol.scope
         facts = self.python.get(symbol.path)
         return facts.functions.get(symbol.name) if facts is not None and symbol.kind == "function" else None
+
+    def returned_items(self, path: str, value: Value, position: int,
+                       depth: int = 0) -> List[Tuple[str, Value, int, Call]]:
+        """``train, val = make_loaders()``: item ``position`` of what a project function returns, as ``(path, value,
+        scope it is read in, the call that entered the function)`` for each ``return a, b`` of the function (through
+        functions that return another function's result). Empty when the callee is not a project function or a
+        return is not a tuple."""
+        if value.kind != CALL or depth > MAX_DEPTH:
+            return []
+        call = self.python[path].call(value.data)
+        found: List[Tuple[str, Value, int, Call]] = []
+        for target_path, scope in self.targets(path, call) if call is not None else ():
+            function = self.python[target_path].scopes[scope]
+            if function.kind != FUNCTION:
+                continue
+            for returned in function.returns:
+                if returned.kind == OP and returned.data == "tuple" and position < len(returned.parts):
+                    found.append((target_path, returned.parts[position], scope, call))  # type: ignore[arg-type]
+                elif returned.kind == CALL:
+                    found.extend(self.returned_items(target_path, returned, position, depth + 1))
+        return found
 
     # --- who calls a scope --------------------------------------------------------------------
 

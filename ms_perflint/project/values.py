@@ -26,13 +26,18 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, CFG, CLASS, LIT, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value
+from ms_perflint.analysis.facts import (
+    CALL, CFG, CLASS, EITHER, LIT, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value,
+)
 from ms_perflint.project.model import MAX_DEPTH, ClassRef, Program, Project, ScopeRef, Where, call_where, where
 
 #: Folders of entry scripts whose configs live one level up (``tools/train.py`` reads ``configs/``).
 SCRIPT_FOLDERS = frozenset(("scripts", "script", "tools", "tool", "bin", "src", "examples"))
 #: At most this many combinations are computed for arithmetic on several values.
 MAX_COMBINATIONS = 16
+_BOTH = frozenset((True, False))
+#: The calls that entered a scope, outermost first: ``(path of the caller, call)``.
+Context = Tuple[Tuple[str, Call], ...]
 
 
 @dataclass(frozen=True)
@@ -99,6 +104,17 @@ def unknown() -> Resolution:
     return Resolution([], complete=False)
 
 
+class _NotKnown:
+    """The value of a config key that a run sets to something the linter cannot read (``--device_num=$RANK_SIZE``)."""
+
+    def __repr__(self) -> str:
+        return "?"
+
+
+#: Kept among a program's config values so that the key is known to be set, and its values incomplete.
+NOT_KNOWN = _NotKnown()
+
+
 @dataclass(frozen=True)
 class Ref:
     """A resolved reference to a MindSpore (or other) object, as a value: ``mindspore.float16``."""
@@ -125,22 +141,25 @@ class Values:
     # --- resolving ------------------------------------------------------------------------------
 
     def resolve(self, path: str, value: Optional[Value], scope: int = 0, depth: int = 0,
-                program: Optional[Program] = None) -> Resolution:
+                program: Optional[Program] = None, context: Context = ()) -> Resolution:
         """The literals ``value`` (read in ``path``, in ``scope``) may take.
 
         With ``program``, only what that program runs counts: the callers it makes, the configs it reads.
+        With ``context``, the calls that entered the scope (outermost first): a parameter of the function the
+        last one entered takes what *that* call passes (``create_dataset(mode="train")``), not every caller's.
         """
         if value is None or depth > MAX_DEPTH:
             return unknown()
         # The same question comes back along every path to it (a guard's parameter through each of its callers'
         # callers): answered once. The depth is part of the question, so the answers are the ones asked afresh.
-        key = (path, id(value), scope, depth, id(program))
+        key = (path, id(value), scope, depth, id(program), tuple((p, c.id) for p, c in context))
         found = self._resolved.get(key)
         if found is None:
-            found = self._resolved[key] = self._resolve(path, value, scope, depth, program).through(value.via)
+            found = self._resolved[key] = self._resolve(path, value, scope, depth, program, context).through(value.via)
         return Resolution(list(found.values), found.complete)
 
-    def _resolve(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program]) -> Resolution:
+    def _resolve(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program],
+                 context: Context) -> Resolution:
         kind = value.kind
         if kind == LIT:
             return Resolution([Known(value.data, where(path, value), "literal", value.via)])
@@ -149,7 +168,7 @@ class Values:
         if kind == CFG:
             return self._config(path, value, scope, depth, program)
         if kind == PARAM:
-            return self._parameter(path, value, scope, depth, program)
+            return self._parameter(path, value, scope, depth, program, context)
         if kind == SELF:
             owner = self.project.owner_class(path, scope)
             found = self.project.attribute(owner, value.data) if owner is not None else None
@@ -160,19 +179,19 @@ class Values:
             init = cls.methods.get("__init__", 0) if cls is not None else 0
             return self.resolve(found[0], found[1], init, depth + 1, program=program).through(value.data)
         if kind == OP:
-            return self._operation(path, value, scope, depth, program)
+            return self._operation(path, value, scope, depth, program, context)
         if kind == CALL:
             call = self.project.python[path].call(value.data)
             if call is not None and call.callee in _NUMERIC:
-                return self._numeric(path, call, depth, program)
+                return self._numeric(path, call, depth, program, context)
             return self._context_read(path, value, depth, program)
         return unknown()
 
-    def _numeric(self, path: str, call: Call, depth: int, program: Optional[Program]) -> Resolution:
+    def _numeric(self, path: str, call: Call, depth: int, program: Optional[Program], context: Context) -> Resolution:
         """``int(math.log(upscale_factor, 2))``: a pure numeric function of arguments the model knows."""
         if not call.args or call.kwargs or call.star or call.double_star:
             return unknown()
-        operands = [self.resolve(path, argument, call.scope, depth + 1, program=program) for argument in call.args]
+        operands = [self.resolve(path, argument, call.scope, depth + 1, program, context) for argument in call.args]
         function = _NUMERIC[call.callee]
         return _computed(operands, lambda values: _apply(function, values), lambda last: call_where(path, call), "")
 
@@ -314,7 +333,7 @@ class Values:
                 return current[0], facts.class_attrs[name], facts.scope
         return None
     def _parameter(self, path: str, value: Value, scope: int, depth: int,
-                   program: Optional[Program]) -> Resolution:
+                   program: Optional[Program], context: Context = ()) -> Resolution:
         facts = self.project.python[path]
         if not 0 <= scope < len(facts.scopes):
             return unknown()
@@ -329,6 +348,8 @@ class Values:
         if function.cls and function.params and function.params[0] in ("self", "cls"):
             position -= 1
         default = function.defaults.get(name)
+        if context and (path, scope) in self.project.targets(*context[-1]):
+            return self._passed(path, name, position, scope, depth, program, context)
         callers = self.project.callers((path, scope))
         if program is not None:
             callers = [(p, c) for p, c in callers if program.reaches(p, c.scope)]
@@ -356,34 +377,81 @@ class Values:
             result.complete = False
         return result.through(name)
 
-    def _operation(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program]) -> Resolution:
+    def _passed(self, path: str, name: str, position: int, scope: int, depth: int, program: Optional[Program],
+                context: Context) -> Resolution:
+        """A parameter of the function the context's last call entered: what that call passes, or the default."""
+        caller_path, call = context[-1]
+        argument = call.argument(name, position if position >= 0 else None)
+        if argument is not None:
+            return self.resolve(caller_path, argument, call.scope, depth + 1, program, context[:-1]).through(name)
+        default = self.project.python[path].scopes[scope].defaults.get(name)
+        if default is None or call.may_pass(name, position):
+            return unknown()
+        function = self.project.python[path].scopes[scope]
+        found = self.resolve(path, default, function.parent, depth + 1, program)
+        return Resolution([replace(k, source="default", via=k.via or name) for k in found.values],
+                          found.complete).through(name)
+
+    def _operation(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program],
+                   context: Context = ()) -> Resolution:
         op = value.data
-        if op == "ifexp":
+        if op == "ifexp" and len(value.parts) == 3:
+            return self._choice(path, value, scope, depth, program, context)
+        if op == EITHER:
             result = Resolution()
-            for part in value.parts[1:]:
-                result.add(self.resolve(path, part, scope, depth + 1, program=program))
+            for part in value.parts:
+                result.add(self.resolve(path, part, scope, depth + 1, program, context))
             return result
         if op in ("==", "!=", "not", "and", "or") and value.parts:
-            return self._logic(path, value, scope, depth, program)
+            return self._logic(path, value, scope, depth, program, context)
         if op == "[]" and len(value.parts) == 2:
-            return self._item(path, value, scope, depth, program)
+            return self._item(path, value, scope, depth, program, context)
         if op == "tuple":
-            parts = [self.resolve(path, part, scope, depth + 1, program=program) for part in value.parts]
+            parts = [self.resolve(path, part, scope, depth + 1, program, context) for part in value.parts]
             if not all(p.values for p in parts) or any(len(p.values) != 1 for p in parts):
                 return unknown()
             return Resolution([Known(tuple(p.values[0].value for p in parts), where(path, value), "literal")],
                               all(p.complete for p in parts))
         if op not in ("+", "-", "*", "//", "/", "%", "neg") or not value.parts:
             return unknown()
-        operands = [self.resolve(path, part, scope, depth + 1, program=program) for part in value.parts]
+        operands = [self.resolve(path, part, scope, depth + 1, program, context) for part in value.parts]
         # A computed value is written where its expression is (``vocab_size + 1``), not at an operand.
         return _computed(operands, lambda values: _compute(op, values),
                          lambda last: where(path, value) if value.line else last.where, value.text)
 
-    def _item(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program]) -> Resolution:
+    def _choice(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program],
+                context: Context) -> Resolution:
+        """``a if test else b`` (also a name bound in both arms of an ``if``): the arm the test selects where the
+        program's values decide it, both arms where they do not."""
+        test, chosen, other = value.parts
+        arms = self.arms(path, test, scope, depth, program, context)
+        result = Resolution()
+        if True in arms:
+            result.add(self.resolve(path, chosen, scope, depth + 1, program, context))
+        if False in arms:
+            result.add(self.resolve(path, other, scope, depth + 1, program, context))
+        return result
+
+    def arms(self, path: str, test: Value, scope: int, depth: int = 0,
+             program: Optional[Program] = None, context: Context = ()) -> FrozenSet[bool]:
+        """Which ways a test can go in the program's runs: ``{True}``, ``{False}``, or both when not decided."""
+        found = self.resolve(path, test, scope, depth + 1, program, context)
+        if not found.complete or not found.values:
+            return _BOTH
+        return frozenset(bool(_plain(k.value)) for k in found.values)
+
+    def _item(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program],
+              context: Context) -> Resolution:
         """``sequence[i]`` for a known sequence and index."""
-        base = self.resolve(path, value.parts[0], scope, depth + 1, program=program)
         position = value.parts[1].data
+        if value.parts[0].kind == CALL and isinstance(position, int):
+            items = self.project.returned_items(path, value.parts[0], position)
+            if items:  # ``a, b = make()``: what ``make`` returns in that place
+                result = Resolution()
+                for item_path, item, item_scope, call in items:
+                    result.add(self.resolve(item_path, item, item_scope, depth + 1, program, (*context, (path, call))))
+                return result
+        base = self.resolve(path, value.parts[0], scope, depth + 1, program, context)
         result = Resolution(complete=base.complete)
         for known in base.values:
             if isinstance(known.value, (tuple, list)) and -len(known.value) <= position < len(known.value):
@@ -392,9 +460,10 @@ class Values:
                 result.complete = False
         return result
 
-    def _logic(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program]) -> Resolution:
+    def _logic(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program],
+               context: Context) -> Resolution:
         """Comparisons and boolean operators over known values (for guards)."""
-        operands = [self.resolve(path, part, scope, depth + 1, program=program) for part in value.parts]
+        operands = [self.resolve(path, part, scope, depth + 1, program, context) for part in value.parts]
         if not all(o.values for o in operands):
             return unknown()
         result = Resolution(complete=all(o.complete for o in operands))
@@ -498,8 +567,9 @@ class Values:
             found.extend(self.config(program).get(key, []))
         if not programs:
             found.extend(self.file_config(path).get(key, []))
-        unique = list({(repr(k.value), k.where): k for k in found}.values())
-        return Resolution(unique, complete=bool(unique))
+        unique = list({(repr(k.value), k.where): k for k in found if k.value is not NOT_KNOWN}.values())
+        return Resolution(unique, complete=bool(unique) and len(unique) == len({(repr(k.value), k.where)
+                                                                                for k in found}))
 
     def config(self, program: Program) -> Dict[str, List[Known]]:
         """Every config value a program can run with, by key."""
@@ -518,8 +588,9 @@ class Values:
                 if script in facts.scripts and self.shell_belongs(path, program.entry):
                     for entry in facts.entries:
                         if entry.owner in (f"shell:{script}", "env"):
+                            written = entry.value.data if entry.value.kind == LIT else NOT_KNOWN
                             values.setdefault(entry.key, []).append(
-                                Known(entry.value.data, where(path, entry.value), "launch script"))
+                                Known(written, where(path, entry.value), "launch script"))
             self._configs[program.entry] = values
         return self._configs[program.entry]
 
