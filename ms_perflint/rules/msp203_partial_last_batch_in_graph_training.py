@@ -6,14 +6,14 @@ from dataclasses import dataclass
 from typing import Any, List, Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, LIT, OP, PARAM, SELF, Call, Value
-from ms_perflint.findings import FixAvailability, FixSafety
-from ms_perflint.project.model import MAX_DEPTH, Program, Project
+from ms_perflint.analysis.facts import CALL, EITHER, LIT, OP, PARAM, SELF, Call, Value
+from ms_perflint.findings import Fix, FixAvailability, FixSafety, TextEdit
+from ms_perflint.project.model import MAX_DEPTH, Program, Project, Where, where
 from ms_perflint.project.modes import GRAPH, execution_mode, jit_scopes, made_by_jit
 from ms_perflint.project.training import Training
 from ms_perflint.project.values import Resolution
 from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
-from ms_perflint.rules.check import Check, append_keyword, replace_value
+from ms_perflint.rules.check import Check, append_keyword
 
 FIX_DESCRIPTION = "Drop the short last batch (drop_remainder=True)"
 #: ``(path, call)`` of the project calls a value was returned through, outermost first.
@@ -231,7 +231,15 @@ class PartialLastBatchInGraphTraining(Rule):
                 if verdict is None:
                     continue
                 reported.add(key)
-                check.report(self.code, batch.path, batch.call, _message(consumer, verdict), _fix(batch, verdict))
+                state, written = verdict
+                if written is not None and written.path != batch.path:
+                    # The False is written by the caller (``create_dataset(..., drop_remainder=False)``): the finding
+                    # goes where the user would change it, naming the helper's batch() it reaches.
+                    helper = f"{batch.path}:{batch.call.line}"
+                    check.report(self.code, written.path, written, _message(consumer, verdict, helper),
+                                 _fix(batch, verdict))
+                else:
+                    check.report(self.code, batch.path, batch.call, _message(consumer, verdict), _fix(batch, verdict))
 
 
 # --- what compiles -----------------------------------------------------------------------------------
@@ -304,8 +312,12 @@ def _batches(project: Project, path: str, value: Optional[Value], scope: int, ch
             return []
         init = project.method(owner, "__init__")
         return _batches(project, found[0], found[1], init[1] if init else 0, (), depth + 1)
-    if value.kind == OP and value.data == "ifexp":
-        return [b for part in value.parts[1:] for b in _batches(project, path, part, scope, chain, depth + 1)]
+    if value.kind == OP and value.data in ("ifexp", EITHER):
+        parts = value.parts[1:] if value.data == "ifexp" else value.parts
+        return [b for part in parts for b in _batches(project, path, part, scope, chain, depth + 1)]
+    if value.kind == OP and value.data == "[]" and len(value.parts) == 2 and isinstance(value.parts[1].data, int):
+        return [b for p, item, s, call in project.returned_items(path, value.parts[0], value.parts[1].data)
+                for b in _batches(project, p, item, s, (*chain, (path, call)), depth + 1)]
     return []
 
 
@@ -358,9 +370,9 @@ def _bound(project: Project, path: str, name: str, scope: int, chain: Chain) -> 
 # --- deciding -------------------------------------------------------------------------------------------
 
 
-def _keeps_short_batch(check: Check, program: Program, batch: Batch) -> Optional[Tuple[str, Optional[Value]]]:
-    """``("missing", None)``, ``("false", literal)`` or ``("configured", None)`` when the batch keeps its short
-    last batch; None when it drops it, may, or its size is 1."""
+def _keeps_short_batch(check: Check, program: Program, batch: Batch) -> Optional[Tuple[str, Optional[Where]]]:
+    """``("missing", None)``, ``("false", where the False is written)`` or ``("configured", None)`` when the batch
+    keeps its short last batch; None when it drops it, may, or its size is 1."""
     call = batch.call
     for condition, holds in call.guards:  # ``if is_training: ... else: data.batch(n)``, read in context
         found = _resolve(check, program, batch, condition)
@@ -375,9 +387,13 @@ def _keeps_short_batch(check: Check, program: Program, batch: Batch) -> Optional
     if drop is None:
         return None if call.may_pass(ms.DROP_REMAINDER.keyword, ms.DROP_REMAINDER.position) else ("missing", None)
     if drop.kind == LIT:
-        return ("false", drop) if drop.data is False else None
+        return ("false", where(batch.path, drop)) if drop.data is False else None
     found = _resolve(check, program, batch, drop)
     if found.complete and found.values and all(k.value is False for k in found.values):
+        places = {k.where for k in found.values}
+        written = places.pop() if len(places) == 1 else None
+        if written is not None and written.end > written.start and found.values[0].source == "literal":
+            return ("false", written)  # one literal False, passed down by the caller
         return ("configured", None)
     return None
 
@@ -386,29 +402,23 @@ def _resolve(check: Check, program: Program, batch: Batch, value: Optional[Value
     """A value of the batch call, read in the context of the calls that returned the batch."""
     if value is None:
         return Resolution([], complete=False)
-    path, scope, chain = batch.path, batch.call.scope, batch.chain
-    for _ in range(MAX_DEPTH):
-        if value.kind != PARAM or not chain:
-            break
-        bound = _bound(check.project, path, value.data, scope, chain)
-        if len(bound) != 1:
-            return Resolution([], complete=False)
-        path, value, scope, chain = bound[0]
-    return check.values.resolve(path, value, scope, program=program)
+    return check.values.resolve(batch.path, value, batch.call.scope, program=program, context=batch.chain)
 
 
-def _fix(batch: Batch, verdict: Tuple[str, Optional[Value]]) -> Any:
-    state, literal = verdict
+def _fix(batch: Batch, verdict: Tuple[str, Optional[Where]]) -> Any:
+    state, written = verdict
     if state == "missing":
         return append_keyword(batch.call, ms.DROP_REMAINDER.keyword, "True", FixSafety.UNSAFE, FIX_DESCRIPTION)
-    if state == "false" and literal is not None:
-        return replace_value(literal, "True", FixSafety.UNSAFE, FIX_DESCRIPTION)
+    if state == "false" and written is not None and written.end > written.start:
+        return Fix(FixSafety.UNSAFE, FIX_DESCRIPTION, (TextEdit(written.start, written.end, "True"),))
     return None
 
 
-def _message(consumer: str, verdict: Tuple[str, Optional[Value]]) -> str:
+def _message(consumer: str, verdict: Tuple[str, Optional[Where]], helper: str = "") -> str:
     said = {"missing": "without drop_remainder", "false": "with drop_remainder=False",
             "configured": "with drop_remainder configured False"}[verdict[0]]
+    if helper:
+        said = f"at {helper} with drop_remainder=False (passed here)"
     return (f"batch() {said} keeps a short last batch in a dataset trained by {consumer}: the compiled step compiles "
             f"a second graph for its shape (on MindSpore 2.10 as long as the first compile); pass "
             f"drop_remainder=True for training (it drops up to batch_size - 1 samples per epoch)")

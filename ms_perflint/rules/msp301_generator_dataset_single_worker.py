@@ -9,7 +9,6 @@ from ms_perflint.analysis.facts import LIT, Call, Value
 from ms_perflint.findings import Fix, FixAvailability, FixSafety, TextEdit
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 from ms_perflint.project.training import Training
-from ms_perflint.project.values import exclusive
 from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
 from ms_perflint.rules.check import Check, append_keyword, spelled_name
 
@@ -327,38 +326,15 @@ class GeneratorDatasetSingleWorker(Rule):
 
 
 def _training_generators(check: Check, training: Training, program: Program) -> List[Tuple[str, Call]]:
-    """The GeneratorDatasets the program trains on.
-
-    A dataset chosen by an ``if``/``else`` (``if phase == "train": ds = GeneratorDataset(A) else: ds =
-    GeneratorDataset(B)``) counts only when the program's configuration surely takes its branch: the analysis
-    keeps the last assignment of a name, so the tracing cannot tell the two apart.
-    """
+    """The GeneratorDatasets the program trains on (each arm of ``if phase == "train": data = GeneratorDataset(A)
+    else: data = GeneratorDataset(B)``: the caller keeps those whose guards can hold in some run)."""
     project = check.project
     found: List[Tuple[str, Call]] = []
     for path, call_id in sorted(training.fed_datasets(program)):
         call = project.python[path].call(call_id)
-        if call is None or not call.callee or project.qualified(path, call) != ms.GENERATOR_DATASET:
-            continue
-        siblings = [other for other in project.python[path].calls
-                    if other.scope == call.scope and other.id != call.id and other.guards and other.callee
-                    and project.qualified(path, other) == ms.GENERATOR_DATASET
-                    and exclusive(check.values, call.guards, other.guards)]
-        for chosen in [call, *siblings] if siblings else [call]:
-            if not siblings or _surely_taken(check, program, path, chosen):
-                found.append((path, chosen))
+        if call is not None and call.callee and project.qualified(path, call) == ms.GENERATOR_DATASET:
+            found.append((path, call))
     return found
-
-
-def _surely_taken(check: Check, program: Program, path: str, call: Call) -> bool:
-    """Every guard of the call holds in every configuration of the program."""
-    for condition, holds in call.guards:
-        found = check.values.resolve(path, condition, call.scope, program=program)
-        if not found.complete or not found.values:
-            return False
-        if any(not isinstance(k.value, (bool, int, float, str, type(None))) or bool(k.value) != holds
-               for k in found.values):
-            return False
-    return True
 
 
 def _sample_work(project: Project, classes: FrozenSet[ClassRef]) -> Tuple[List[str], List[str]]:

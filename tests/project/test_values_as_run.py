@@ -1,0 +1,306 @@
+"""Values as the program runs them: several candidates per name, each under the test that selects it.
+
+Each test is a shape seen on public training programs the rules were not tuned on (issue "values as the program
+runs them"), written as a small program of its own.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+
+from ms_perflint.analysis.facts import EITHER, LIT, OP, UNKNOWN
+from ms_perflint.analysis.python import extract_python
+from tests.conftest import check, check_project, codes_at, write_project
+
+MLP = """
+import argparse
+import mindspore as ms
+from mindspore import nn
+from mindspore.train import Model
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Dense(4096, 4096)
+        self.fc2 = nn.Dense(4096, 4096)
+
+    def construct(self, x):
+        return self.fc2(self.fc1(x))
+
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--device_target", default="{device}")
+args = parser.parse_args()
+ms.set_context(device_target=args.device_target)
+"""
+
+
+def _mlp(device: str, body: str) -> str:
+    return textwrap.dedent(MLP).replace("{device}", device) + textwrap.dedent(body)
+
+
+def _facts(code: str):
+    return extract_python(cst.parse_module(textwrap.dedent(code)), textwrap.dedent(code), "m")
+
+
+# --- the arm the run takes -----------------------------------------------------------------------
+
+
+def test_an_amp_level_chosen_by_device_takes_the_ascend_arm_not_the_textually_last():
+    code = _mlp("Ascend", """
+    if args.device_target == "Ascend":
+        amp = "O3"
+    elif args.device_target == "GPU":
+        amp = "O0"
+    net = Net()
+    model = Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9), amp_level=amp)
+    model.train(10, None)
+    """)
+    assert [f for f in check(code) if f.code == "MSP101"] == []
+
+
+def test_an_ascend_run_that_takes_the_fp32_arm_is_reported():
+    """The look-alike the other way round: the mixed-precision arm belongs to GPU runs; the Ascend default runs O0."""
+    code = _mlp("Ascend", """
+    if args.device_target == "GPU":
+        amp = "O2"
+    else:
+        amp = "O0"
+    net = Net()
+    model = Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9), amp_level=amp)
+    model.train(10, None)
+    """)
+    assert [f.line for f in check(code) if f.code == "MSP101"] == [27]  # the Model(...) call
+
+
+def test_an_undecided_test_keeps_both_arms_and_an_unknown_arm_covers():
+    """``if os.environ.get(...)``: no run decides it, both arms are candidates, and O3 in one of them covers."""
+    code = _mlp("Ascend", """
+    import os
+    amp = "O0"
+    if os.environ.get("FAST"):
+        amp = "O3"
+    net = Net()
+    model = Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9), amp_level=amp)
+    model.train(10, None)
+    """)
+    assert [f for f in check(code) if f.code == "MSP101"] == []
+
+
+def test_a_branch_that_leaves_does_not_bind_what_follows():
+    facts = _facts("""
+    from mindspore.train import Model
+    def f(flag):
+        amp = "O2"
+        if flag:
+            amp = "O0"
+            return None
+        return Model(amp_level=amp)
+    """)
+    model = next(c for c in facts.calls if c.kwargs.get("amp_level") is not None)
+    assert model.kwargs["amp_level"].kind == LIT and model.kwargs["amp_level"].data == "O2"
+
+
+def test_a_name_bound_in_both_arms_holds_both_candidates_under_the_test():
+    facts = _facts("""
+    from mindspore.train import Model
+    def f(mode):
+        if mode == "train":
+            drop = True
+        else:
+            drop = False
+        return Model(drop)
+    """)
+    value = next(c for c in facts.calls if c.args).args[0]
+    assert value.kind == OP and value.data == "ifexp"
+    test, chosen, other = value.parts
+    assert test.data == "==" and (chosen.data, other.data) == (True, False)
+
+
+def test_self_attributes_set_in_the_arms_of_a_method_are_merged_too():
+    facts = _facts("""
+    import mindspore as ms
+    class Net(ms.nn.Cell):
+        def __init__(self, platform):
+            super().__init__()
+            self.dtype = ms.float32
+            if platform == "Ascend":
+                self.dtype = ms.float16
+    """)
+    value = facts.classes["Net"].attrs["dtype"]
+    assert value.kind == OP and value.data == "ifexp"
+
+
+# --- a helper called with mode="train" takes that arm --------------------------------------------------
+
+DATASET = """
+import mindspore as ms
+import mindspore.dataset as ds
+from mindspore import nn
+from mindspore.train import Model
+
+ms.set_context(mode=ms.GRAPH_MODE)
+
+
+class Source:
+    def __getitem__(self, index):
+        return index, index
+
+    def __len__(self):
+        return 100
+
+
+def create_dataset(mode="train", batch_size=32):
+    if mode == "train":
+        drop_last = True
+    else:
+        drop_last = False
+    data = ds.GeneratorDataset(Source(), ["x", "y"], num_parallel_workers=8)
+    return data.batch(batch_size, drop_remainder=drop_last)
+
+
+net = nn.Dense(16, 16)
+model = Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+"""
+
+
+def test_a_dataset_helper_called_with_the_training_mode_takes_the_training_arm():
+    code = DATASET + textwrap.dedent("""
+    train_ds = create_dataset(mode="train")
+    eval_ds = create_dataset(mode="eval")
+    model.train(10, train_ds)
+    """)
+    assert [f for f in check(code) if f.code == "MSP203"] == []
+
+
+def test_a_dataset_helper_called_with_the_other_mode_for_training_is_reported():
+    code = DATASET + textwrap.dedent("""
+    train_ds = create_dataset(mode="eval")
+    model.train(10, train_ds)
+    """)
+    assert [f.line for f in check(code) if f.code == "MSP203"] == [23]  # the helper's batch()
+
+
+def test_a_tuple_returning_factory_feeds_its_first_item_to_training():
+    code = DATASET + textwrap.dedent("""
+    def create_loaders():
+        train = ds.GeneratorDataset(Source(), ["x", "y"], num_parallel_workers=8).batch(32)
+        evaluation = ds.GeneratorDataset(Source(), ["x", "y"], num_parallel_workers=8).batch(7)
+        return train, evaluation
+
+
+    train_ds, eval_ds = create_loaders()
+    model.train(10, train_ds)
+    """)
+    assert [f.line for f in check(code) if f.code == "MSP203"] == [30]  # the first item's batch(32)
+
+
+def test_a_false_passed_down_by_the_script_is_reported_where_the_script_writes_it(tmp_path: Path):
+    root = write_project(tmp_path, {
+        "src/data.py": """
+            import mindspore.dataset as ds
+
+            class Source:
+                def __getitem__(self, index):
+                    return index, index
+
+                def __len__(self):
+                    return 100
+
+            def create_dataset(batch_size, drop_remainder=True):
+                data = ds.GeneratorDataset(Source(), ["x", "y"], num_parallel_workers=8)
+                return data.batch(batch_size, drop_remainder=drop_remainder)
+            """,
+        "train.py": """
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.train import Model
+            from src.data import create_dataset
+
+            ms.set_context(mode=ms.GRAPH_MODE)
+            net = nn.Dense(16, 16)
+            model = Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+            model.train(10, create_dataset(32, drop_remainder=False))
+            """,
+    })
+    found = check_project(root)
+    assert found == {"train.py": [("MSP203", 9, 51)]}  # the False the script writes
+
+
+# --- loop and comprehension variables --------------------------------------------------------------
+
+
+def test_a_comprehension_variable_is_each_item_of_a_literal_sequence():
+    facts = _facts("""
+    from mindspore.train import ModelCheckpoint, CheckpointConfig
+    fast = CheckpointConfig(save_checkpoint_steps=10)
+    slow = CheckpointConfig(save_checkpoint_steps=1000)
+    callbacks = [ModelCheckpoint(config=c) for c in (fast, slow)]
+    c = 3
+    """)
+    checkpoint = next(call for call in facts.calls if "config" in call.kwargs)
+    value = checkpoint.kwargs["config"]
+    assert value.kind == OP and value.data == EITHER and len(value.parts) == 2
+    assert facts.constants.get("c") is None or facts.constants["c"].data == 3
+
+
+def test_a_loop_over_pairs_binds_each_name_to_its_items():
+    facts = _facts("""
+    from mindspore import amp
+    for name, level in (("a", "O2"), ("b", "O3")):
+        amp.auto_mixed_precision(net, level)
+    """)
+    level = next(c for c in facts.calls if len(c.args) == 2).args[1]
+    assert level.kind == OP and level.data == EITHER and [p.data for p in level.parts] == ["O2", "O3"]
+
+
+# --- launch scripts that pass a value the shell decides ---------------------------------------------
+
+
+def test_a_launch_script_passing_a_shell_variable_keeps_both_arms_alive(tmp_path: Path):
+    """``--device_num=$RANK_SIZE``: the default of 1 decides only the default run; the launched run may take the
+    other arm, whose one-worker GeneratorDataset reads every sample."""
+    program = """
+        import argparse
+        import mindspore as ms
+        import mindspore.dataset as ds
+        from mindspore import nn
+        from mindspore.train import Model
+        import cv2
+
+        class Images:
+            def __init__(self, files):
+                self.files = files
+
+            def __getitem__(self, index):
+                return cv2.imread(self.files[index])
+
+            def __len__(self):
+                return len(self.files)
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--device_num", type=int, default=1)
+        args = parser.parse_args()
+        if args.device_num != 8:
+            data = ds.GeneratorDataset(Images([]), ["image"], num_parallel_workers=8)
+        else:
+            data = ds.GeneratorDataset(Images([]), ["image"], num_shards=8, shard_id=0)
+        net = nn.Dense(16, 16)
+        Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9)).train(10, data.batch(8))
+        """
+    alone = write_project(tmp_path / "alone", {"train.py": program})
+    assert "MSP301" not in [code for code, _, _ in check_project(alone).get("train.py", [])]
+    launched = write_project(tmp_path / "launched", {
+        "train.py": program,
+        "scripts/run_distribute_train.sh": """
+            #!/bin/bash
+            RANK_SIZE=8
+            python train.py --device_num=$RANK_SIZE > log.txt 2>&1 &
+            """,
+    })
+    assert [(code, line) for code, line, _ in check_project(launched).get("train.py", []) if code == "MSP301"] \
+        == [("MSP301", 24)]
