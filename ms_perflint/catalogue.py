@@ -12,6 +12,7 @@ This module imports nothing from the package (it is the bottom layer).
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Optional, Tuple
 
@@ -570,6 +571,8 @@ RANK_WORDS = ("rank", "device_id", "local", "main", "master")
 # --- data pipeline (MSP301) -----------------------------------------------------------------
 
 GENERATOR_DATASET = "mindspore.dataset.GeneratorDataset"
+#: Where MindSpore's dataset sources live (``mindspore.dataset.MindDataset``, ``...ImageFolderDataset``).
+DATASET_PACKAGE = "mindspore.dataset."
 #: ``GeneratorDataset(source, column_names=None, column_types=None, schema=None, num_samples=None,
 #: num_parallel_workers=1, shuffle=None, sampler=None, num_shards=None, shard_id=None, python_multiprocessing=True,
 #: max_rowsize=None, batch_sampler=None, collate_fn=None)`` (2.10).
@@ -602,11 +605,20 @@ SAMPLE_READERS = frozenset(
 VISION_READERS = frozenset(("Decode", "decode", "read_image", "read_file", "read_video"))
 
 
+#: A function of any I/O library whose name says it reads or decodes (``soundfile.read``, ``kaldiio.load_mat``,
+#: ``imageio.v3.imread``, ``pandas.read_parquet``, ``av.open``): readers are too many to list, their verbs are few.
+#: ``loads``/``decodes`` of in-memory bytes do not match.
+_READ_VERB = re.compile(r"^(?:im)?(?:read|load|open|decode)(?:_\w+)?$|_(?:read|load|open|decode)$")
+
+
 def is_sample_reader(qualified: str) -> bool:
-    """Does a call of ``qualified`` read or decode a sample from storage?"""
+    """Does a call of ``qualified`` (a function of a package outside the project) read or decode a sample?"""
     if qualified in SAMPLE_READERS:
         return True
-    return qualified.startswith("mindspore.dataset.vision.") and qualified.rsplit(".", 1)[-1] in VISION_READERS
+    head, _, rest = qualified.partition(".")
+    if head in MINDSPORE_PACKAGES:
+        return qualified.startswith("mindspore.dataset.vision.") and qualified.rsplit(".", 1)[-1] in VISION_READERS
+    return bool(rest) and bool(_READ_VERB.match(qualified.rsplit(".", 1)[-1]))
 
 
 def is_random_draw(qualified: str) -> bool:

@@ -129,6 +129,10 @@ def _newline(text: str) -> str:
 
 _PYTHON_COMMAND = re.compile(r"(^|[\s;&|(])(python[0-9.]*|torchrun|msrun|mpirun)\b")
 _EXPORT = re.compile(r"^\s*(?:export\s+)([A-Za-z_][A-Za-z0-9_]*)=(\S*)")
+#: ``RANK_SIZE=8`` (also exported): a shell variable a later ``--device_num=$RANK_SIZE`` reads.
+_VARIABLE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(\S*)\s*$")
+#: ``$NAME`` or ``${NAME}`` standing alone as an argument's value.
+_REFERENCE = re.compile(r"^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})$")
 
 
 def extract_shell(text: str) -> ShellFacts:
@@ -141,7 +145,9 @@ def extract_shell(text: str) -> ShellFacts:
     """
     facts = ShellFacts()
     index = LineIndex(text)
+    variables: Dict[str, Value] = {}
     for line_number, command in _commands(text):
+        _note_variable(command, line_number, index, variables)
         exported = _EXPORT.match(command)
         if exported and "$" not in exported.group(2):
             column = command.find("=") + 1
@@ -149,8 +155,23 @@ def extract_shell(text: str) -> ShellFacts:
             facts.entries.append(ConfigEntry(exported.group(1), value, "env"))
             continue
         if _PYTHON_COMMAND.search(command):
-            facts.entries.extend(_command_arguments(command, line_number, index, facts.scripts))
+            facts.entries.extend(_command_arguments(command, line_number, index, facts.scripts, variables))
     return facts
+
+
+def _note_variable(command: str, line: int, index: LineIndex, variables: Dict[str, Value]) -> None:
+    """``NAME=value`` with a literal value: what ``$NAME`` stands for in the commands after it (a value that is
+    itself a variable or a command's output, ``RANK_SIZE=$1``, makes the name unknown)."""
+    assigned = _VARIABLE.match(command)
+    if assigned is None:
+        return
+    name, raw = assigned.group(1), assigned.group(2)
+    if "$" in raw or "`" in raw or not raw:
+        variables.pop(name, None)
+        return
+    literal = raw.strip("'\"")
+    column = command.find("=") + 1 + (1 if raw[:1] in "'\"" else 0)
+    variables[name] = _shell_value(literal, line, column, index)
 
 
 def _commands(text: str) -> Iterator[Tuple[int, str]]:
@@ -171,7 +192,8 @@ def _commands(text: str) -> Iterator[Tuple[int, str]]:
         yield start, "\n".join(buffer)
 
 
-def _command_arguments(command: str, first_line: int, index: LineIndex, scripts: List[str]) -> List[ConfigEntry]:
+def _command_arguments(command: str, first_line: int, index: LineIndex, scripts: List[str],
+                       variables: Dict[str, Value]) -> List[ConfigEntry]:
     try:
         words = shlex.split(command, comments=True, posix=True)
     except ValueError:
@@ -192,9 +214,13 @@ def _command_arguments(command: str, first_line: int, index: LineIndex, scripts:
             continue
         line, column = _locate(command, first_line, value, key)
         written = _shell_value(value, line, column, index)
-        if "$" in value:  # ``--device_num=$RANK_SIZE``: the run passes the key, with a value the script decides
-            written = Value(UNKNOWN, text=value, line=written.line, column=written.column, start=written.start,
-                            end=written.end)
+        if "$" in value:
+            reference = _REFERENCE.match(value)
+            known = variables.get(reference.group(1) or reference.group(2)) if reference else None
+            # ``--device_num=$RANK_SIZE``: the variable's literal where the script sets it, else a value the run
+            # passes and the launch decides.
+            written = known if known is not None else Value(
+                UNKNOWN, text=value, line=written.line, column=written.column, start=written.start, end=written.end)
         entries.append(ConfigEntry(key.replace("-", "_"), written, f"shell:{script}"))
     return entries
 

@@ -594,7 +594,9 @@ class _Collector(cst.CSTVisitor):
 
     def _note_work(self, qualified: str) -> None:
         """A call that reads or decodes a sample from storage, or draws random numbers: noted on the scope."""
-        if ms.is_sample_reader(qualified) or ms.is_random_draw(qualified):
+        # A reader of a package that may be the project's own (``src.io.load_image``) is decided by the model,
+        # which knows the project's modules: its calls are recorded and followed.
+        if (ms.is_sample_reader(qualified) and _known_package(qualified)) or ms.is_random_draw(qualified):
             work = self.facts.scopes[self.scope].work
             if qualified not in work:
                 work.append(qualified)
@@ -1016,6 +1018,13 @@ def _first_cast(values: List[Value]) -> str:
 
 def _is_cell_base(base: str) -> bool:
     return base.startswith("mindspore.nn.") or base in ("mindspore.nn", "mindspore.nn.Cell")
+
+
+def _known_package(qualified: str) -> bool:
+    """``qualified`` names something of a package that is never the project's: the standard library, a known third
+    party, MindSpore, a builtin (``open``)."""
+    head = qualified.split(".", 1)[0]
+    return head in THIRD_PARTY or head in _STDLIB or head in ms.MINDSPORE_PACKAGES or head in _BUILTINS
 
 
 def _worth_recording(qualified: str) -> bool:

@@ -492,6 +492,16 @@ class Values:
                 return False
         return True
 
+    def decided(self, path: str, scope: int, guards: Sequence[Tuple[Value, bool]],
+                program: Optional[Program] = None) -> bool:
+        """Every run of the program decides every guard (each may go either way in different runs); False when some
+        run leaves one to a value the linter cannot know (a config it cannot read, ``--device_num=$1``)."""
+        for condition, _ in guards:
+            found = self.resolve(path, condition, scope, program=program)
+            if not found.complete or not found.values:
+                return False
+        return True
+
     def always_holds(self, path: str, scope: int, guards: Sequence[Tuple[Value, bool]],
                      program: Optional[Program] = None) -> bool:
         """True when every guard is known to go its way in every configuration (the code runs unconditionally)."""

@@ -9,6 +9,7 @@ from ms_perflint.analysis.facts import LIT, Call, Value
 from ms_perflint.findings import Fix, FixAvailability, FixSafety, TextEdit
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 from ms_perflint.project.training import Training
+from ms_perflint.project.values import exclusive
 from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
 from ms_perflint.rules.check import Check, append_keyword, spelled_name
 
@@ -113,15 +114,19 @@ class GeneratorDatasetSingleWorker(Rule):
             - `num_parallel_workers` set to anything but a literal `1` (a config value, a variable), or
               `**kwargs` that may carry it;
             - a source whose class the linter cannot tell (`eval(name)(...)`, a parameter nobody passes);
-            - datasets that reach no training: eval and export pipelines, datasets built and unused.
+            - datasets that reach no training: eval and export pipelines, datasets built and unused;
+            - a dataset chosen by a test no run decides (`if cfg.phase == "train":` with a phase from a config the
+              linter cannot read, `--device_num=$1` in the launch script) when the other arm's dataset does not read
+              on one worker: RULES.md asks for the problem in both arms then. A test each run decides (an argparse
+              default, `RANK_SIZE=8` before `--device_num=$RANK_SIZE`) reports the arm a run takes.
         """,
         precision="""
             On the precision benchmark's development set (2026-11-23): 14 findings, all labelled, 14 worth acting on
             (100 %), all in mindspore-courses/applications (COCO, ImageNet, inpainting, optical-flow and pix2pix
             sources that open and decode files in `__getitem__`). mindcv, mindocr and mindyolo pass
             `num_parallel_workers`; mindformers' dataloaders pass `**kwargs`. A notebook that redefines its
-            dataset factory in a later cell is read cell by cell: a call uses the definition above it. Known miss:
-            an `if`/`else` dataset choice the configuration does not decide. See docs/precision.md.
+            dataset factory in a later cell is read cell by cell: a call uses the definition above it. See
+            docs/precision.md.
         """,
         references=(
             "https://www.mindspore.cn/docs/en/master/api_python/dataset/mindspore.dataset.GeneratorDataset.html",
@@ -299,40 +304,68 @@ class GeneratorDatasetSingleWorker(Rule):
         for program in project.training_programs():
             if not check.ascend(program).accelerator:
                 continue  # on the CPU the workers would compete with training for the same cores
-            for path, call in _training_generators(check, training, program):
-                if (path, call.id) in reported or not program.reaches(path, call.scope) or \
-                        not check.values.can_hold(path, call.scope, call.guards, program):
+            sources = _training_sources(check, training, program)
+            for path, call in sources:
+                if (path, call.id) in reported or project.qualified(path, call) != ms.GENERATOR_DATASET:
                     continue
-                if self._decide(check, program, path, call):
-                    reported.add((path, call.id))
+                found = _single_worker_reads(check, path, call)
+                if found is None or not _in_every_run_taking_it(check, program, path, call, sources):
+                    continue
+                reported.add((path, call.id))
+                classes, reads, draws, workers = found
+                check.report(self.code, path, call, _message(check, program, classes, reads, draws, workers),
+                             _fix(project, path, call, workers))
 
-    def _decide(self, check: Check, program: Program, path: str, call: Call) -> bool:
-        project = check.project
-        workers = call.argument(ms.GENERATOR_WORKERS.keyword, ms.GENERATOR_WORKERS.position)
-        if workers is None and call.may_pass(ms.GENERATOR_WORKERS.keyword, ms.GENERATOR_WORKERS.position):
-            return False
-        if workers is not None and not (workers.kind == LIT and workers.data == ms.GENERATOR_DEFAULT_WORKERS
-                                        and type(workers.data) is int):
-            return False
-        source = call.argument(ms.GENERATOR_SOURCE.keyword, ms.GENERATOR_SOURCE.position)
-        classes = check.values.instances(path, source, call.scope) if source is not None else frozenset()
-        reads, draws = _sample_work(project, classes)
-        if not reads:
-            return False
-        names = sorted(classes)
-        check.report(self.code, path, call, _message(check, program, names, reads, draws, workers),
-                     _fix(project, path, call, workers))
+
+def _single_worker_reads(check: Check, path: str, call: Call):
+    """``(source classes, reads, random draws, the workers value)`` when the GeneratorDataset reads its samples on one
+    worker, else None."""
+    workers = call.argument(ms.GENERATOR_WORKERS.keyword, ms.GENERATOR_WORKERS.position)
+    if workers is None and call.may_pass(ms.GENERATOR_WORKERS.keyword, ms.GENERATOR_WORKERS.position):
+        return None
+    if workers is not None and not (workers.kind == LIT and workers.data == ms.GENERATOR_DEFAULT_WORKERS
+                                    and type(workers.data) is int):
+        return None
+    source = call.argument(ms.GENERATOR_SOURCE.keyword, ms.GENERATOR_SOURCE.position)
+    classes = check.values.instances(path, source, call.scope) if source is not None else frozenset()
+    reads, draws = _sample_work(check.project, classes)
+    if not reads:
+        return None
+    return sorted(classes), reads, draws, workers
+
+
+def _in_every_run_taking_it(check: Check, program: Program, path: str, call: Call,
+                            sources: List[Tuple[str, Call]]) -> bool:
+    """The dataset is what training reads in some run: its guards can hold (the caller checked) and every run decides
+    them. Where a run leaves them undecided (a phase read from a config the linter cannot see), RULES.md asks for
+    the problem in both arms: every other dataset the program may train on instead (exclusive guards) reads on one
+    worker too."""
+    values = check.values
+    if values.decided(path, call.scope, call.guards, program):
         return True
+    alternatives = [(p, other) for p, other in sources if p == path and other.id != call.id
+                    and exclusive(values, call.guards, other.guards)]
+    return bool(alternatives) and all(_reads_on_one_worker(check, p, other) for p, other in alternatives)
 
 
-def _training_generators(check: Check, training: Training, program: Program) -> List[Tuple[str, Call]]:
-    """The GeneratorDatasets the program trains on (each arm of ``if phase == "train": data = GeneratorDataset(A)
-    else: data = GeneratorDataset(B)``: the caller keeps those whose guards can hold in some run)."""
+def _reads_on_one_worker(check: Check, path: str, call: Call) -> bool:
+    """A GeneratorDataset that reads on one worker (any other dataset does not have the problem)."""
+    return check.project.qualified(path, call) == ms.GENERATOR_DATASET and \
+        _single_worker_reads(check, path, call) is not None
+
+
+def _training_sources(check: Check, training: Training, program: Program) -> List[Tuple[str, Call]]:
+    """The dataset sources the program may train on (``GeneratorDataset``, ``MindDataset``, ...), each whose guards can
+    hold in some run (both arms of ``if phase == "train": data = A else: data = B`` when no run decides the phase)."""
     project = check.project
     found: List[Tuple[str, Call]] = []
     for path, call_id in sorted(training.fed_datasets(program)):
         call = project.python[path].call(call_id)
-        if call is not None and call.callee and project.qualified(path, call) == ms.GENERATOR_DATASET:
+        if call is None or not call.callee or not program.reaches(path, call.scope):
+            continue
+        qualified = project.qualified(path, call)
+        if qualified.startswith(ms.DATASET_PACKAGE) and qualified.endswith("Dataset") and \
+                check.values.can_hold(path, call.scope, call.guards, program):
             found.append((path, call))
     return found
 
@@ -374,11 +407,23 @@ def _work_from(project: Project, start: ScopeRef) -> Tuple[Set[str], Set[str]]:
                 reads.add(name)
             elif ms.is_random_draw(name):
                 draws.add(name)
-        if depth < WORK_DEPTH:
-            for call in facts.calls:
-                if call.scope == index:
-                    stack.extend((target, depth + 1) for target in project.targets(path, call))
+        for call in facts.calls:
+            if call.scope != index:
+                continue
+            if _external_reader(project, path, call):
+                reads.add(call.callee)
+            elif depth < WORK_DEPTH:
+                stack.extend((target, depth + 1) for target in project.targets(path, call))
     return reads, draws
+
+
+def _external_reader(project: Project, path: str, call: Call) -> bool:
+    """A call of an I/O library's reader that the analysis could not tell from project code (``kaldiio.load_mat``,
+    ``soundfile.read``): the callee's package is not one of the project's modules."""
+    callee = call.callee
+    if not callee or callee.startswith("self.") or "." not in callee or not ms.is_sample_reader(callee):
+        return False
+    return project.callee(path, call) is None and project.module_file(callee.split(".", 1)[0], path) is None
 
 
 def _message(check: Check, program: Program, classes: List[ClassRef], reads: List[str], draws: List[str],

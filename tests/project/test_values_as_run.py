@@ -261,46 +261,68 @@ def test_a_loop_over_pairs_binds_each_name_to_its_items():
 # --- launch scripts that pass a value the shell decides ---------------------------------------------
 
 
-def test_a_launch_script_passing_a_shell_variable_keeps_both_arms_alive(tmp_path: Path):
-    """``--device_num=$RANK_SIZE``: the default of 1 decides only the default run; the launched run may take the
-    other arm, whose one-worker GeneratorDataset reads every sample."""
-    program = """
-        import argparse
-        import mindspore as ms
-        import mindspore.dataset as ds
-        from mindspore import nn
-        from mindspore.train import Model
-        import cv2
+LAUNCHED = """
+    import argparse
+    import mindspore.dataset as ds
+    from mindspore import nn
+    from mindspore.train import Model
+    import cv2
 
-        class Images:
-            def __init__(self, files):
-                self.files = files
+    class Images:
+        def __init__(self, files):
+            self.files = files
 
-            def __getitem__(self, index):
-                return cv2.imread(self.files[index])
+        def __getitem__(self, index):
+            return cv2.imread(self.files[index])
 
-            def __len__(self):
-                return len(self.files)
+        def __len__(self):
+            return len(self.files)
 
-        parser = argparse.ArgumentParser()
-        parser.add_argument("--device_num", type=int, default=1)
-        args = parser.parse_args()
-        if args.device_num != 8:
-            data = ds.GeneratorDataset(Images([]), ["image"], num_parallel_workers=8)
-        else:
-            data = ds.GeneratorDataset(Images([]), ["image"], num_shards=8, shard_id=0)
-        net = nn.Dense(16, 16)
-        Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9)).train(10, data.batch(8))
-        """
-    alone = write_project(tmp_path / "alone", {"train.py": program})
-    assert "MSP301" not in [code for code, _, _ in check_project(alone).get("train.py", [])]
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--device_num", type=int, default=1)
+    args = parser.parse_args()
+    if args.device_num != 8:
+        data = ds.GeneratorDataset(Images([]), ["image"], num_parallel_workers=8)
+    else:
+        data = ds.GeneratorDataset(Images([]), ["image"], num_shards=8, shard_id=0)
+    net = nn.Dense(16, 16)
+    Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9)).train(10, data.batch(8))
+    """
+
+
+def _msp301(root: Path):
+    return [line for code, line, _ in check_project(root).get("train.py", []) if code == "MSP301"]
+
+
+def test_a_launch_script_decides_the_arm_its_run_takes(tmp_path: Path):
+    """``--device_num=$RANK_SIZE`` after ``RANK_SIZE=8``: the default of 1 decides only the default run (8 workers);
+    the run the launch script starts takes the other arm, whose one-worker GeneratorDataset reads every sample."""
+    alone = write_project(tmp_path / "alone", {"train.py": LAUNCHED})
+    assert _msp301(alone) == []
     launched = write_project(tmp_path / "launched", {
-        "train.py": program,
+        "train.py": LAUNCHED,
         "scripts/run_distribute_train.sh": """
             #!/bin/bash
-            RANK_SIZE=8
+            export RANK_SIZE=8
             python train.py --device_num=$RANK_SIZE > log.txt 2>&1 &
             """,
     })
-    assert [(code, line) for code, line, _ in check_project(launched).get("train.py", []) if code == "MSP301"] \
-        == [("MSP301", 24)]
+    assert _msp301(launched) == [23]  # the else arm
+
+
+def test_a_launch_script_passing_what_its_caller_gives_leaves_the_arm_undecided(tmp_path: Path):
+    """``RANK_SIZE=$1``: no run decides the test, so both arms are candidates, and only one of them has the problem:
+    RULES.md asks for the problem in both, and the rule stays silent."""
+    launched = write_project(tmp_path, {
+        "train.py": LAUNCHED,
+        "scripts/run_distribute_train.sh": """
+            #!/bin/bash
+            RANK_SIZE=$1
+            python train.py --device_num=${RANK_SIZE}
+            """,
+    })
+    assert _msp301(launched) == []
+    # ... and once both arms read on one worker, both are reported.
+    both = LAUNCHED.replace("num_parallel_workers=8", "shuffle=True")
+    (launched / "train.py").write_text(textwrap.dedent(both).lstrip("\n"), encoding="utf-8")
+    assert _msp301(launched) == [21, 23]

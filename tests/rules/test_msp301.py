@@ -8,6 +8,7 @@ the other arm of an ``if`` that chooses between a training and a test source.
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 from typing import List
 
 from ms_perflint.findings import Finding, FixSafety
@@ -15,6 +16,7 @@ from ms_perflint.fix.edits import apply_fix_text
 from ms_perflint.rules.msp301_generator_dataset_single_worker import GeneratorDatasetSingleWorker
 from ms_perflint.run.lint import check_folder, check_text
 from ms_perflint.settings import Settings
+from tests.conftest import check_project, write_project
 
 RULE = [GeneratorDatasetSingleWorker]
 
@@ -409,14 +411,68 @@ if __name__ == "__main__":
 """
 
 
-def test_an_if_else_choosing_train_or_test_data_is_silent_unless_the_configuration_decides():
-    # The analysis keeps a name's last assignment (the test arm), so the tracing alone cannot tell the arms
-    # apart: with a phase from a config it cannot read neither arm is reported; with a phase it knows, the arm
-    # the program takes is.
-    assert lint(TRAIN_OR_TEST.replace("{setup}", "args = load_config()")) == []
+def test_an_if_else_choosing_train_or_test_data_is_decided_by_the_run_and_needs_both_arms_when_undecided():
+    # With a phase from a config the linter cannot read, no run decides the test: RULES.md keeps both arms and asks
+    # for the problem in both -- here both read on one worker, so both are reported; with a phase it knows, only
+    # the arm the program takes is.
+    assert [f.line for f in lint(TRAIN_OR_TEST.replace("{setup}", "args = load_config()"))] == [19, 22]
+    # The look-alike: only one arm reads on one worker, and no run decides which arm trains: silent.
+    one_arm = TRAIN_OR_TEST.replace('data = ds.GeneratorDataset(Images(c, d), ["image", "label"])',
+                                    'data = ds.GeneratorDataset(Images(c, d), ["image", "label"], num_parallel_workers=4)')
+    assert one_arm != TRAIN_OR_TEST
+    assert lint(one_arm.replace("{setup}", "args = load_config()")) == []
     parsed = ("parser = argparse.ArgumentParser()\n    parser.add_argument('--phase', default={})\n"
               "    args = parser.parse_args()")
     for phase, line in (('"train"', 20), ('"test"', 23)):
         code = TRAIN_OR_TEST.replace("{setup}", parsed.format(phase)).replace(
             "from src.config", "import argparse\nfrom src.config")
         assert [f.line for f in lint(code)] == [line], phase
+
+
+def _reader_source(call: str, imports: str) -> str:
+    return f"""
+{imports}
+import mindspore.dataset as ds
+from mindspore.train import Model
+
+class Utterances:
+    def __init__(self, paths):
+        self.paths = paths
+
+    def __getitem__(self, index):
+        return {call}
+
+    def __len__(self):
+        return len(self.paths)
+
+data = ds.GeneratorDataset(Utterances([]), ["feature"])
+Model(net, loss, opt).train(10, data.batch(8))
+"""
+
+
+def test_a_reader_of_any_io_library_counts_by_its_verb_not_a_list_of_names():
+    """Speech feature readers and other I/O libraries are too many to list: ``kaldiio.load_mat``, ``soundfile.read``,
+    ``imageio.v3.imread`` read each sample whatever their package."""
+    for imports, call in (("import kaldiio", "kaldiio.load_mat(self.paths[index])"),
+                          ("import soundfile as sf", "sf.read(self.paths[index])[0]"),
+                          ("from audio_tools.io import read_wav", "read_wav(self.paths[index])")):
+        found = lint(_reader_source(call, imports))
+        assert [f.line for f in found] == [15], imports  # the GeneratorDataset
+
+
+def test_a_project_function_named_like_a_reader_is_followed_not_trusted(tmp_path: Path):
+    """``src.io.load_sample`` is the project's own: what it does decides (here it only indexes memory)."""
+    root = write_project(tmp_path, {
+        "src/__init__.py": "",
+        "src/io.py": """
+            CACHE = {}
+
+            def load_sample(path):
+                return CACHE[path]
+            """,
+        "train.py": _reader_source("load_sample(self.paths[index])", "from src.io import load_sample"),
+    })
+    assert "MSP301" not in [code for code, _, _ in check_project(root).get("train.py", [])]
+    # The same helper reading a file is followed into: reported.
+    (root / "src" / "io.py").write_text("import cv2\n\ndef load_sample(path):\n    return cv2.imread(path)\n")
+    assert "MSP301" in [code for code, _, _ in check_project(root).get("train.py", [])]
