@@ -97,9 +97,17 @@ class ProgramPrecision:
 
 
 def program_precision(check, training: Training, program: Program) -> Optional[ProgramPrecision]:
-    """The precision facts of a training program; None when the network it trains cannot be identified."""
+    """The precision facts of a training program's first training call; None when no network can be identified."""
+    found = program_precisions(check, training, program)
+    return found[0] if found else None
+
+
+def program_precisions(check, training: Training, program: Program) -> List[ProgramPrecision]:
+    """The precision facts of each training call of a program whose network can be identified (a second
+    ``Model(...)`` training a second phase is decided on its own: its ``amp_level`` is its own)."""
     project: Project = check.project
     values: Values = check.values
+    found: List[ProgramPrecision] = []
     for use in training.networks(program):
         classes = training.network_classes(use.path, use.network, use.anchor.scope)
         if not classes:
@@ -111,8 +119,8 @@ def program_precision(check, training: Training, program: Program) -> Optional[P
                            if _runs(project, site, used)]
         _mechanisms(project, values, program, precision)
         _casts(project, values, training, program, composition, precision)
-        return precision
-    return None
+        found.append(precision)
+    return found
 
 
 # --- sites -----------------------------------------------------------------------------------------
@@ -206,7 +214,10 @@ def _mechanisms(project: Project, values: Values, program: Program, precision: P
             # with ``amp_level``; a loss scale manager alone changes nothing there).
             precision.levels.append(("?", f"loss scaling at {where}"))
         if qualified in ms.AMP_ENTRIES:
-            _amp_entry(values, path, call, qualified, where, precision)
+            if qualified == ms.MODEL and (path, call.id) != (precision.use.path, precision.use.anchor.id) \
+                    and precision.use.kind == "model":
+                continue  # another Model: its amp_level is its own training's
+            _amp_entry(values, path, call, qualified, where, precision, program)
         elif qualified == ms.CUSTOM_MIXED_PRECISION:
             precision.levels.append(("?", where))
         elif qualified == ms.PRECISION_MODE:
@@ -225,7 +236,7 @@ def _mechanisms(project: Project, values: Values, program: Program, precision: P
 
 
 def _amp_entry(values: Values, path: str, call: Call, qualified: str, where: str,
-               precision: ProgramPrecision) -> None:
+               precision: ProgramPrecision, program: Program) -> None:
     entry = ms.AMP_ENTRIES[qualified]
     level = call.argument(entry.level.keyword, entry.level.position)
     cast_type = call.kwargs.get(ms.CAST_MODEL_TYPE)
@@ -236,7 +247,7 @@ def _amp_entry(values: Values, path: str, call: Call, qualified: str, where: str
         if call.may_pass(entry.level.keyword, entry.level.position):
             precision.levels.append(("?", where))
         return
-    found = values.resolve(path, level, call.scope)
+    found = values.resolve(path, level, call.scope, program=program)  # the arm the program's runs take
     if not found.complete or not found.values:
         precision.levels.append(("?", where))
         return

@@ -10,14 +10,14 @@ AMP on is reported per layer only where a layer escapes AMP. The facts live in
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set, Tuple
+from typing import List, Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
 from ms_perflint.findings import Fix, FixAvailability, FixSafety, TextEdit
 from ms_perflint.project.training import NetworkUse, Training
 from ms_perflint.rules.base import Invalid, Option, Rule, RuleDocs, Valid
 from ms_perflint.rules.check import Check, append_keyword, replace_value, spelled
-from ms_perflint.project.precision import Coverage, MatmulSite, ProgramPrecision, program_precision
+from ms_perflint.project.precision import Coverage, MatmulSite, ProgramPrecision, program_precisions
 
 ASCEND_TARGETS = ("910a", "910b", "910c")
 DEFAULT_TARGET = "910b"
@@ -94,7 +94,8 @@ class Fp32Matmul(Rule):
         """,
         fix_safety="""
             Both fixes are *unsafe*: they change numerics. The program-level fix appends `amp_level="O2"` to
-            `Model(...)` (or replaces an explicit `"O0"`): O2 casts the network to float16 except
+            `Model(...)` (or replaces an explicit `"O0"`, also one the `Model` reads through a name bound in the
+            arm of an `if` the Ascend run takes -- never another arm's): O2 casts the network to float16 except
             BatchNorm/LayerNorm and adds dynamic loss scaling. On the CPU backend (tests, laptops) MindSpore
             2.10 accepts O2 only with `loss_scale_manager=None` or `FixedLossScaleManager(...,
             drop_overflow_update=False)`. A custom loop gets no automatic fix: wrap the network with
@@ -108,7 +109,10 @@ class Fp32Matmul(Rule):
             train, wherever it is defined. A program that pins `device_target`/`set_device` to GPU or CPU
             (in code, argparse defaults, configs or launch scripts) is not an Ascend program; an unknown
             target counts as Ascend. Cells no training program trains (a module zoo's unused classes, an
-            eval-only converted model, a `__main__` demo) are not reported.
+            eval-only converted model, a `__main__` demo) are not reported. Each training call is decided on
+            its own: a second `Model(...)` that trains a second phase in float32 gets its own finding, whatever
+            the first one's `amp_level`. An `amp_level` chosen by `if device_target == "Ascend":` takes the arm
+            the Ascend run takes.
         """,
         silent_on="""
             - programs with mixed precision: an AMP level that casts (`"O1"`, `"O2"`, `"O3"`, `"auto"`) or is
@@ -333,15 +337,13 @@ class Fp32Matmul(Rule):
         training = Training.shared(project)
         reported: Set[Tuple[str, int]] = set()
         for program in check.ascend_programs():
-            precision = program_precision(check, training, program)
-            if precision is None:
-                continue
-            if check.option("ascend-target", program.entry) == "910a" and not precision.keeps_origin_dtype:
-                continue
-            if precision.has_mixed_precision:
-                self._escaping_layers(check, precision, reported)
-            elif not precision.manual and not precision.deliberate_fp32:
-                self._whole_program(check, precision, reported)
+            for precision in program_precisions(check, training, program):  # each training call on its own
+                if check.option("ascend-target", program.entry) == "910a" and not precision.keeps_origin_dtype:
+                    continue
+                if precision.has_mixed_precision:
+                    self._escaping_layers(check, precision, reported)
+                elif not precision.manual and not precision.deliberate_fp32:
+                    self._whole_program(check, precision, reported)
 
     # --- no mixed precision ----------------------------------------------------------------------
 
@@ -357,7 +359,7 @@ class Fp32Matmul(Rule):
         largest = max(sites, key=lambda s: (s.weights or 0))
         biggest = f"largest: {largest.describe()}" if largest.weights else f"for example {largest.describe()}"
         where = "" if use.path == precision.program.entry else f" (trained by {precision.program.entry})"
-        fix = _program_fix(use, precision)
+        fix = _program_fix(check, use, precision)
         switch = 'pass amp_level="O2" (or "O3")' if use.kind == "model" else \
             'wrap the network with amp.auto_mixed_precision(net, "O2") for this custom training loop'
         layers = sum(site.count for site in sites)
@@ -396,7 +398,7 @@ def _anchor_name(use: NetworkUse) -> str:
     return {"model": "Model(...)", "step": "This train step", "optimizer": "This custom training loop"}[use.kind]
 
 
-def _program_fix(use: NetworkUse, precision: ProgramPrecision) -> Optional[Fix]:
+def _program_fix(check: Check, use: NetworkUse, precision: ProgramPrecision) -> Optional[Fix]:
     if use.kind != "model":
         return None
     level = use.anchor.argument(ms.AMP_ENTRIES[ms.MODEL].level.keyword, ms.AMP_ENTRIES[ms.MODEL].level.position)
@@ -406,7 +408,17 @@ def _program_fix(use: NetworkUse, precision: ProgramPrecision) -> Optional[Fix]:
         return append_keyword(use.anchor, "amp_level", '"O2"', FixSafety.UNSAFE, PROGRAM_FIX)
     if level.kind == "lit" and isinstance(level.data, str) and level.data.upper() == "O0":
         return replace_value(level, level.text.replace("O0", "O2").replace("o0", "O2"), FixSafety.UNSAFE, PROGRAM_FIX)
-    return None
+    # ``amp_level=amp`` with ``amp = "O0"`` in the arm the program's runs take: edit that arm's literal (never
+    # another arm's), when it is the one place the level is written in this file.
+    found = check.values.resolve(use.path, level, use.anchor.scope, program=precision.program)
+    places = {k.where for k in found.values}
+    written = places.pop() if found.complete and len(places) == 1 else None
+    if written is None or written.path != use.path or \
+            not all(isinstance(k.value, str) and k.value.upper() == "O0" and k.source == "literal" for k in found.values):
+        return None
+    if written.end - written.start != len('"O0"'):
+        return None  # a prefixed or triple-quoted string: not edited blind
+    return Fix(FixSafety.UNSAFE, PROGRAM_FIX, (TextEdit(written.start + 1, written.end - 1, "O2"),))
 
 
 def _layer_fix(check: Check, site: MatmulSite) -> Optional[Fix]:

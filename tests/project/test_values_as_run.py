@@ -326,3 +326,37 @@ def test_a_launch_script_passing_what_its_caller_gives_leaves_the_arm_undecided(
     both = LAUNCHED.replace("num_parallel_workers=8", "shuffle=True")
     (launched / "train.py").write_text(textwrap.dedent(both).lstrip("\n"), encoding="utf-8")
     assert _msp301(launched) == [21, 23]
+
+
+# --- MSP101: every training call, and the fix edits the arm the run takes ---------------------------------------
+
+
+def test_a_second_model_training_a_second_phase_in_fp32_gets_its_own_finding():
+    code = _mlp("Ascend", """
+    net = Net()
+    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    warmup = Model(net, nn.MSELoss(), opt, amp_level="O2")
+    warmup.train(1, None)
+    finetune = Model(net, nn.MSELoss(), opt)
+    finetune.train(10, None)
+    """)
+    assert [f.line for f in check(code) if f.code == "MSP101"] == [26]  # the second Model(...)
+
+
+def test_the_program_fix_edits_the_arm_the_ascend_run_takes():
+    from ms_perflint.fix.edits import apply_fix_text
+
+    code = _mlp("Ascend", """
+    if args.device_target == "Ascend":
+        amp = "O0"
+    else:
+        amp = "O2"
+    net = Net()
+    model = Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9), amp_level=amp)
+    model.train(10, None)
+    """)
+    found = [f for f in check(code) if f.code == "MSP101"]
+    assert [f.line for f in found] == [27] and found[0].fix is not None
+    source = textwrap.dedent(code).lstrip("\n")
+    fixed = apply_fix_text(source, [found[0].fix])
+    assert '    amp = "O2"\nelse:\n    amp = "O2"' in fixed and fixed.count('"O0"') == 0
