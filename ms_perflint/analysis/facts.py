@@ -76,6 +76,9 @@ NAME = "name"  # data: a local name whose value is not known
 UNKNOWN = "unknown"
 #: The operator of a value that is one of its parts in turn (a loop variable over ``(a, b, c)``).
 EITHER = "either"
+#: The operator of a value computed from its part by a method the analysis does not record (``logits.argmax(1)``):
+#: kept only for parts that are call results, so that what a step returns can be followed into what is made of it.
+DERIVED = "derived"
 
 
 @dataclass(**_COMPACT)

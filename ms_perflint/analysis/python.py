@@ -28,7 +28,7 @@ import libcst as cst
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
-    CALL, CFG, CLASS, EITHER, FUNCTION, LIT, MAIN, MODULE, NAME, OP, PARAM, REF, SELF, UNKNOWN,
+    CALL, CFG, CLASS, DERIVED, EITHER, FUNCTION, LIT, MAIN, MODULE, NAME, OP, PARAM, REF, SELF, UNKNOWN,
     Call, ClassFacts, ConfigEntry, Guard, Loop, PythonFacts, Scope, Value, unknown,
 )
 from ms_perflint.analysis.names import Names, dotted_name
@@ -770,6 +770,11 @@ class _Collector(cst.CSTVisitor):
             return self._placed(Value(CFG, call.args[0].data, (call.receiver, default), root=call.receiver.text), node)
         if call is None:
             inner = [self.value_of(a.value) for a in node.args if not a.star]
+            if isinstance(node.func, cst.Attribute):
+                receiver = self.value_of(node.func.value)
+                if receiver.kind == CALL or (receiver.kind == OP and receiver.data in ("[]", DERIVED)):
+                    # ``logits.argmax(1)``: made from a call's result (what a train step returns, say).
+                    return self._placed(Value(OP, DERIVED, (receiver,), cast=_first_cast(inner)), node)
             return self._placed(Value(UNKNOWN, cast=_first_cast(inner)), node)
         history = [*(call.args), *call.kwargs.values(), *([call.receiver] if call.receiver is not None else [])]
         return self._placed(Value(CALL, call_id, cast=_first_cast(history)), node)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, OP, PARAM, Call, Guard, PythonFacts, Value
+from ms_perflint.analysis.facts import CALL, DERIVED, OP, PARAM, Call, Guard, PythonFacts, Value
 from ms_perflint.findings import FixAvailability
 from ms_perflint.project.model import Program, Project, ScopeRef
 from ms_perflint.project.training import Training
@@ -270,11 +270,32 @@ def _carried(value: Value, depth: int = 0) -> Iterator[Value]:
 
 def _step_output(project: Project, training: Training, path: str, facts: PythonFacts,
                  value: Value) -> Optional[Call]:
-    """The training-step call whose result ``value`` is (``loss``, ``out[0]``, one of ``loss, grads = ...``)."""
-    while value.kind == OP and value.data == "[]" and value.parts:
-        value = value.parts[0]
-    if value.kind != CALL:
-        return None
+    """The training-step call whose result ``value`` is or is computed from (``loss``, ``out[0]``, one of
+    ``loss, grads = ...``, ``(logits.argmax(1) == label)`` with ``logits`` a step's output)."""
+    for made in _made_from(value):
+        found = _step_call(project, training, path, facts, made)
+        if found is not None:
+            return found
+    return None
+
+
+def _made_from(value: Value, depth: int = 0) -> Iterator[Value]:
+    """The call results a value is made of: itself, the sequence it indexes, the operands of the operators and
+    unrecorded methods (``argmax``, ``sum``, ``==``) it is computed with."""
+    if depth > 8:
+        return
+    if value.kind == OP and value.data in _MADE_FROM and value.parts:
+        for part in value.parts[:1] if value.data == "[]" else value.parts:
+            yield from _made_from(part, depth + 1)
+    elif value.kind == CALL:
+        yield value
+
+
+#: Operators whose result is computed from their operands on the device (read on the host, it waits for them).
+_MADE_FROM = frozenset(("[]", DERIVED, "==", "!=", "+", "-", "*", "/", "//", "%", "neg"))
+
+
+def _step_call(project: Project, training: Training, path: str, facts: PythonFacts, value: Value) -> Optional[Call]:
     call = facts.call(value.data)
     if call is None or call.method in ms.HOST_READ_METHODS or project.training_kind(path, call) is not None:
         return None  # ``Model.train`` returns nothing; ``value_and_grad(...)`` builds the step, it is not one

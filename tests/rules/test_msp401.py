@@ -342,3 +342,17 @@ def test_code_no_training_program_runs(tmp_path):
     """))
     found = check_folder(str(tmp_path), Settings(), rules=RULE)
     assert [f for result in found.values() for f in result.findings] == []
+
+
+def test_an_accuracy_computed_from_the_steps_logits_is_read_every_step():
+    """``correct += (logits.argmax(1) == label).asnumpy().sum()``: the expression is made of the step's output, so the
+    host waits for the step as surely as with ``loss.asnumpy()``."""
+    code = TUTORIAL.replace("        return loss\n", "        return loss, logits\n", 1).replace(
+        "        (loss, _), grads = grad_fn(data, label)", "        (loss, logits), grads = grad_fn(data, label)")
+    code = code.replace("        loss = train_step(data, label)\n{body}",
+                        "        loss, logits = train_step(data, label)\n"
+                        "        correct += (logits.argmax(1) == label).asnumpy().sum()")
+    assert lines(code) == [(17, 20)]
+    # The look-alike: the same accuracy in an evaluation loop, from the network's forward pass, is not a step.
+    evaluation = code.replace("correct += (logits.argmax(1) == label)", "correct += (model(data).argmax(1) == label)")
+    assert lines(evaluation) == []
