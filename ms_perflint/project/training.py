@@ -150,10 +150,40 @@ class Training:
         return call.receiver
 
     def network_classes(self, path: str, network: Value, scope: int) -> FrozenSet[ClassRef]:
-        """The project Cells a network value is an instance of, through MindSpore's wrappers."""
+        """The project Cells a network value is an instance of, through MindSpore's wrappers and the project's own
+        (``Model(LMWithLoss(lm, loss))`` trains ``lm``'s class too)."""
         project = self.project
         unwrapped = self.unwrap(path, network)
-        return frozenset(c for c in project.instance_classes(path, unwrapped, scope) if project.is_cell(c))
+        found = {c for c in project.instance_classes(path, unwrapped, scope) if project.is_cell(c)}
+        return frozenset(found | self._kept_cells(path, unwrapped, 0))
+
+    def _kept_cells(self, path: str, value: Value, depth: int) -> Set[ClassRef]:
+        """Cells a project class built by ``value`` keeps from the arguments of that very call (``self.network =
+        network`` in its ``__init__``), and what those keep in turn."""
+        project = self.project
+        if value.kind != CALL or depth > 6:
+            return set()
+        call = project.python[path].call(value.data)
+        symbol = project.callee(path, call) if call is not None else None
+        if call is None or symbol is None or symbol.kind != "class":
+            return set()
+        init = project.method((symbol.path, symbol.name), "__init__")
+        owner = project.owner_class(*init) if init is not None else None
+        facts = project.class_facts(owner) if owner is not None else None
+        if init is None or facts is None:
+            return set()
+        params = project.python[init[0]].scopes[init[1]].params[1:]  # after self
+        found: Set[ClassRef] = set()
+        for attribute in facts.attrs.values():
+            if attribute.kind != PARAM or attribute.data not in params:
+                continue
+            argument = call.argument(attribute.data, params.index(attribute.data))
+            if argument is None:
+                continue
+            inner = self.unwrap(path, argument)
+            found |= {c for c in project.instance_classes(path, inner, call.scope) if project.is_cell(c)}
+            found |= self._kept_cells(path, inner, depth + 1)
+        return found
 
     def unwrap(self, path: str, value: Value, depth: int = 0) -> Value:
         """``TrainOneStepCell(WithLossCell(net, loss), opt)`` -> ``net``."""

@@ -360,3 +360,51 @@ def test_the_program_fix_edits_the_arm_the_ascend_run_takes():
     source = textwrap.dedent(code).lstrip("\n")
     fixed = apply_fix_text(source, [found[0].fix])
     assert '    amp = "O2"\nelse:\n    amp = "O2"' in fixed and fixed.count('"O0"') == 0
+
+
+# --- the network through the project's own wrappers ----------------------------------------------------
+
+
+LM = """
+import mindspore as ms
+from mindspore import nn
+from mindspore.train import Model
+
+
+class GPT(nn.Cell):
+    def __init__(self, vocab_size=50257, hidden=1024):
+        super().__init__()
+        self.blocks = nn.SequentialCell([nn.Dense(hidden, hidden) for _ in range(4)])
+        self.head = nn.Dense(hidden, vocab_size)
+
+    def construct(self, x):
+        return self.head(self.blocks(x))
+
+
+class LMWithLoss(nn.Cell):
+    def __init__(self, network, loss):
+        super().__init__()
+        self.network = network
+        self.loss = loss
+
+    def construct(self, x, y):
+        return self.loss(self.network(x), y)
+
+
+lm = GPT()
+model = Model({network}, optimizer=nn.Adam(lm.trainable_params()){amp})
+model.train(1, None)
+"""
+
+
+def test_a_project_loss_wrapper_does_not_hide_the_network_it_keeps():
+    wrapped = LM.replace("{network}", "LMWithLoss(lm, nn.CrossEntropyLoss())")
+    found = check(wrapped.replace("{amp}", ", amp_level=\"O2\""))
+    assert [(f.code, f.line) for f in found if f.code == "MSP102"] == [("MSP102", 7)]  # where 50257 is written
+    assert [(f.code, f.line) for f in check(wrapped.replace("{amp}", "")) if f.code == "MSP101"] == [("MSP101", 27)]
+
+
+def test_a_wrapper_that_keeps_no_network_adds_nothing():
+    """The look-alike: a loss cell built around a network of its own that is small."""
+    code = LM.replace("lm = GPT()", "lm = nn.Dense(16, 16)").replace("{network}", "LMWithLoss(lm, nn.MSELoss())")
+    assert [f.code for f in check(code.replace("{amp}", "")) if f.code in ("MSP101", "MSP102")] == []
