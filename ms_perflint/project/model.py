@@ -458,7 +458,7 @@ class Project:
             for item_path, item, item_scope, _ in self.returned_items(path, value.parts[0], value.parts[1].data, depth):
                 yield from self.instance_classes(item_path, item, item_scope, depth + 1)
         elif value.kind == OP and value.data in ("ifexp", EITHER):
-            for part in value.parts[1:] if value.data == "ifexp" else value.parts:
+            for part in _candidates(value):
                 yield from self.instance_classes(path, part, scope, depth + 1)
         elif value.kind == PARAM:
             yield from self._argument_instances(path, value.data, scope, depth)
@@ -681,6 +681,10 @@ class Project:
             return ""
         if value.kind == PARAM and scope >= 0:
             return self._made_by_callers(path, value.data, scope, depth)
+        if value.kind == OP and value.data in ("ifexp", EITHER):
+            # ``model = Model(net, ...)`` in both arms of an ``if``: what the arms build, when they agree.
+            made = {self.made_by(path, part, depth + 1, scope) for part in _candidates(value)} - {""}
+            return made.pop() if len(made) == 1 else ""
         if value.kind != CALL:
             return ""
         call = self.python[path].call(value.data)
@@ -703,7 +707,14 @@ class Project:
         return ""
 
     def making_call(self, path: str, value: Optional[Value], wanted: str, depth: int = 0) -> Optional[Tuple[str, Call]]:
-        """The call of ``wanted`` (a catalogue name) that built ``value``: through chains and factory returns."""
+        """The call of ``wanted`` (a catalogue name) that built ``value``: through chains, factory returns and the
+        arms of an ``if`` (the first arm that builds one)."""
+        if value is not None and value.kind == OP and value.data in ("ifexp", EITHER) and depth <= MAX_DEPTH:
+            for part in _candidates(value):
+                found = self.making_call(path, part, wanted, depth + 1)
+                if found is not None:
+                    return found
+            return None
         if value is None or value.kind != CALL or depth > MAX_DEPTH:
             return None
         call = self.python[path].call(value.data)
@@ -773,6 +784,11 @@ class Project:
 #: :meth:`Project.qualified` of a callee that depends on the calling file (a MindSpore-family package that may be
 #: the linted project itself).
 _BY_FILE = "<by file>"
+
+
+def _candidates(value: Value) -> Tuple[Value, ...]:
+    """The values a choice may be: both arms of ``a if test else b``, each part of ``either``."""
+    return value.parts[1:] if value.data == "ifexp" else value.parts
 
 
 def _shared_folders(candidate: str, importer: str) -> int:

@@ -108,7 +108,11 @@ def program_precisions(check, training: Training, program: Program) -> List[Prog
     project: Project = check.project
     values: Values = check.values
     found: List[ProgramPrecision] = []
-    for use in training.networks(program):
+    uses = training.networks(program)
+    steps = {(u.path, u.anchor.id) for u in uses if u.kind == "step"}
+    for use in uses:
+        if use.kind == "model" and use.network.kind == CALL and (use.path, use.network.data) in steps:
+            continue  # ``Model(TrainOneStepCell(...))``: one training, decided at its train step
         classes = training.network_classes(use.path, use.network, use.anchor.scope)
         if not classes:
             continue

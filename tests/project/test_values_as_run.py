@@ -408,3 +408,29 @@ def test_a_wrapper_that_keeps_no_network_adds_nothing():
     """The look-alike: a loss cell built around a network of its own that is small."""
     code = LM.replace("lm = GPT()", "lm = nn.Dense(16, 16)").replace("{network}", "LMWithLoss(lm, nn.MSELoss())")
     assert [f.code for f in check(code.replace("{amp}", "")) if f.code in ("MSP101", "MSP102")] == []
+
+
+def test_a_model_around_a_train_step_is_one_training_call():
+    code = _mlp("Ascend", """
+    net = Net()
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    model = Model(step)
+    model.train(10, None)
+    """)
+    assert [f.line for f in check(code) if f.code == "MSP101"] == [23]  # the train step, once (not Model at 24)
+
+
+def test_a_model_built_in_both_arms_of_an_if_still_trains():
+    """``if loss_scale_manager is not None: model = Model(..., loss_scale_manager=m) else: model = Model(...)``:
+    ``model.train`` is a training call whichever arm built the model."""
+    code = _mlp("Ascend", """
+    import os
+    net = Net()
+    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    if os.environ.get("SCALE"):
+        model = Model(net, nn.MSELoss(), opt, loss_scale_manager=None)
+    else:
+        model = Model(net, nn.MSELoss(), opt)
+    model.train(10, None)
+    """)
+    assert [f.code for f in check(code)].count("MSP101") == 1
