@@ -676,6 +676,18 @@ class Values:
         return None
 
 
+def in_every_undecided_arm(values: "Values", program: Program, path: str, call: Call,
+                           candidates: Iterable[Tuple[str, Call]], has_problem: Callable[[str, Call], bool]) -> bool:
+    """RULES.md's reading of a choice for a finding at ``call`` (one of ``candidates``, the calls the program may use
+    in its place): where every run decides the call's guards, the finding holds in the runs that take it; where a
+    run leaves them undecided (a config the linter cannot read, ``--device_num=$1``), both arms are kept and the
+    finding needs the problem in both: every candidate on another arm (exclusive guards) has it too."""
+    if values.decided(path, call.scope, call.guards, program):
+        return True
+    others = [(p, c) for p, c in candidates if p == path and c.id != call.id and exclusive(values, call.guards, c.guards)]
+    return bool(others) and all(has_problem(p, c) for p, c in others)
+
+
 def same_condition(values: "Values", left: Value, right: Value) -> bool:
     """Two guards test the same thing (compared as values, never as source text)."""
     key = values.condition_key(left)

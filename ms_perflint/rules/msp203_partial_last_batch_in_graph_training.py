@@ -11,7 +11,7 @@ from ms_perflint.findings import Fix, FixAvailability, FixSafety, TextEdit
 from ms_perflint.project.model import MAX_DEPTH, Program, Project, Where, where
 from ms_perflint.project.modes import GRAPH, execution_mode, jit_scopes, made_by_jit
 from ms_perflint.project.training import Training
-from ms_perflint.project.values import Resolution
+from ms_perflint.project.values import Resolution, in_every_undecided_arm
 from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
 from ms_perflint.rules.check import Check, append_keyword
 
@@ -223,12 +223,16 @@ class PartialLastBatchInGraphTraining(Rule):
             if not check.ascend(program).ascend:
                 continue  # GPU and CPU programs are not this linter's business (RULES.md, "Programs and targets")
             graph = _graph_mode(check, program)
-            for batch, consumer in _consumers(check, training, program, graph):
+            consumed = _consumers(check, training, program, graph)
+            batches = {(b.path, b.call.id): b for b, _ in consumed}
+            for batch, consumer in consumed:
                 key = (batch.path, batch.call.id)
                 if key in reported:
                     continue
                 verdict = _keeps_short_batch(check, program, batch)
-                if verdict is None:
+                if verdict is None or not in_every_undecided_arm(
+                        check.values, program, batch.path, batch.call, [(b.path, b.call) for b in batches.values()],
+                        lambda p, call: _keeps_short_batch(check, program, batches[(p, call.id)]) is not None):
                     continue
                 reported.add(key)
                 state, written = verdict

@@ -9,7 +9,7 @@ from ms_perflint.analysis.facts import LIT, Call, Value
 from ms_perflint.findings import Fix, FixAvailability, FixSafety, TextEdit
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 from ms_perflint.project.training import Training
-from ms_perflint.project.values import exclusive
+from ms_perflint.project.values import in_every_undecided_arm
 from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
 from ms_perflint.rules.check import Check, append_keyword, spelled_name
 
@@ -309,7 +309,9 @@ class GeneratorDatasetSingleWorker(Rule):
                 if (path, call.id) in reported or project.qualified(path, call) != ms.GENERATOR_DATASET:
                     continue
                 found = _single_worker_reads(check, path, call)
-                if found is None or not _in_every_run_taking_it(check, program, path, call, sources):
+                if found is None or not in_every_undecided_arm(
+                        check.values, program, path, call, sources,
+                        lambda p, other: _reads_on_one_worker(check, p, other)):
                     continue
                 reported.add((path, call.id))
                 classes, reads, draws, workers = found
@@ -332,20 +334,6 @@ def _single_worker_reads(check: Check, path: str, call: Call):
     if not reads:
         return None
     return sorted(classes), reads, draws, workers
-
-
-def _in_every_run_taking_it(check: Check, program: Program, path: str, call: Call,
-                            sources: List[Tuple[str, Call]]) -> bool:
-    """The dataset is what training reads in some run: its guards can hold (the caller checked) and every run decides
-    them. Where a run leaves them undecided (a phase read from a config the linter cannot see), RULES.md asks for
-    the problem in both arms: every other dataset the program may train on instead (exclusive guards) reads on one
-    worker too."""
-    values = check.values
-    if values.decided(path, call.scope, call.guards, program):
-        return True
-    alternatives = [(p, other) for p, other in sources if p == path and other.id != call.id
-                    and exclusive(values, call.guards, other.guards)]
-    return bool(alternatives) and all(_reads_on_one_worker(check, p, other) for p, other in alternatives)
 
 
 def _reads_on_one_worker(check: Check, path: str, call: Call) -> bool:

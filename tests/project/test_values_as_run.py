@@ -434,3 +434,23 @@ def test_a_model_built_in_both_arms_of_an_if_still_trains():
     model.train(10, None)
     """)
     assert [f.code for f in check(code)].count("MSP101") == 1
+
+
+def test_a_batch_in_an_arm_no_run_decides_needs_the_problem_in_both_arms():
+    """``if dataset.test_mode:`` read off an object the linter cannot see: the test arm's short last batch is not a
+    finding while the other arm drops it; when both keep it, it is."""
+    code = DATASET + textwrap.dedent("""
+    def build_loader(source, batch_size):
+        data = ds.GeneratorDataset(source, ["x", "y"], num_parallel_workers=8)
+        if source.test_mode:
+            loader = data.batch(batch_size, drop_remainder=False)
+        else:
+            loader = data.batch(batch_size, drop_remainder=True)
+        return loader
+
+
+    model.train(10, build_loader(Source(), 32))
+    """)
+    assert [f for f in check(code) if f.code == "MSP203"] == []
+    both = code.replace("drop_remainder=True)", "drop_remainder=False)")
+    assert [f.line for f in check(both) if f.code == "MSP203"] == [32, 34]
