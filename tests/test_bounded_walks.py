@@ -155,6 +155,16 @@ from models import Loop
     _findings(tmp_path, files)
 
 
+def test_modules_importing_each_other(tmp_path: Path):
+    """Star imports in a cycle, and a name each module imports from the other, defined in neither."""
+    files = {
+        "a.py": "from b import *\nfrom b import Missing\n",
+        "b.py": "from a import *\nfrom a import Missing\n",
+        "train.py": HEADER + "from a import *\nfrom b import Missing\n" + TRAIN.format(network="Missing(Width)"),
+    }
+    _findings(tmp_path, files)
+
+
 def test_functions_calling_each_other_with_their_parameters(tmp_path: Path):
     source = HEADER + BLOCK + """
 
@@ -250,3 +260,67 @@ class Net(nn.Cell):
         return self.construct(self.inner(x))
 """ + TRAIN.format(network=network)
     _findings(tmp_path, {"train.py": source})
+
+
+def _call_cycle(functions: int) -> str:
+    """``g0`` .. ``gN``: each calls every other, passing its parameters on (a train step, a data source, a
+    Model); the program calls ``g0``."""
+    lines = [HEADER, "import mindspore.dataset as ds", ""]
+    for i in range(functions):
+        lines += [f"def g{i}(step, source, model):", "    step(ds.GeneratorDataset(source, ['x']))",
+                  "    model.train(1, source)"]
+        lines += [f"    g{j}(step, source, model)" for j in range(functions) if j != i]
+        lines.append("")
+    lines += ['if __name__ == "__main__":', '    ms.set_context(device_target="Ascend")', "    net = nn.Dense(10, 10)",
+              "    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)",
+              "    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)",
+              "    g0(step, [1, 2, 3], Model(net))"]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_parameter_passed_round_a_call_cycle_is_followed_once(tmp_path: Path):
+    """Every caller's argument is followed once per question: the step g0 is given is the TrainOneStepCell
+    (the search used to stop at its depth limit, unknown, after following each path of callers anew)."""
+    from ms_perflint.analysis.facts import PARAM, Value
+    from ms_perflint.project.index import ProjectIndex
+    from ms_perflint.project.model import Project
+
+    write_project(tmp_path, {"train.py": _call_cycle(3)})
+    index = ProjectIndex(str(tmp_path), cache_folder=None).refresh()
+    project = Project(index.root, index.facts())
+    g0 = project.python["train.py"].functions["g0"]
+    assert project.made_by("train.py", Value(PARAM, "step"), scope=g0) == "mindspore.nn.TrainOneStepCell"
+    assert project.made_by("train.py", Value(PARAM, "model"), scope=g0) == "mindspore.train.Model"
+
+
+def test_a_wide_call_cycle_is_decided_in_time(tmp_path: Path):
+    """Seven functions calling each other: asked along every path of callers, the question of what a parameter
+    was made by multiplied past any run's patience (over 100 s for five functions; 7**12 paths for seven); each
+    caller's argument is now followed once. Asked in a process of its own, so that a regression fails by its
+    time limit instead of hanging the suite; every rule then runs over the same project."""
+    import subprocess
+    import sys
+
+    write_project(tmp_path, {"train.py": _call_cycle(7)})
+    script = """
+import sys
+from ms_perflint.analysis.facts import PARAM, Value
+from ms_perflint.project.index import ProjectIndex
+from ms_perflint.project.model import Project
+from ms_perflint.project.values import Values
+
+index = ProjectIndex(sys.argv[1], cache_folder=None).refresh()
+project = Project(index.root, index.facts())
+values = Values(project)
+facts = project.python["train.py"]
+for name in ("g0", "g3", "g6"):
+    for parameter in ("step", "source", "model"):
+        value = Value(PARAM, parameter)
+        project.made_by("train.py", value, scope=facts.functions[name])
+        values.instances("train.py", value, facts.functions[name])
+print("done")
+"""
+    completed = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True,
+                               timeout=60)
+    assert completed.stdout.strip() == "done", completed.stderr
+    _findings(tmp_path, {"train.py": _call_cycle(7)})
