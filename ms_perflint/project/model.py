@@ -655,7 +655,8 @@ class Project:
         """
         return self._made_by(path, value, depth, scope, set()) or ""
 
-    def _made_by(self, path: str, value: Value, depth: int, scope: int, seen: Set[Tuple[str, int, int]]) -> Optional[str]:
+    def _made_by(self, path: str, value: Value, depth: int, scope: int,
+                 seen: Set[Tuple[str, int, int]]) -> Optional[str]:
         """:meth:`made_by`; None for a value this question already followed (functions passing a parameter round
         a cycle, or to each other: each is asked once, or the callers of callers multiply without end)."""
         if depth > MAX_DEPTH:

@@ -333,15 +333,16 @@ class Fp32Matmul(Rule):
         training = Training.shared(project)
         reported: Set[Tuple[str, int]] = set()
         for program in check.ascend_programs():
-            precision = program_precision(check, training, program)
-            if precision is None:
-                continue
-            if check.option("ascend-target", program.entry) == "910a" and not precision.keeps_origin_dtype:
-                continue
-            if precision.has_mixed_precision:
-                self._escaping_layers(check, precision, reported)
-            elif not precision.manual and not precision.deliberate_fp32:
-                self._whole_program(check, precision, reported)
+            with check.deciding(program.entry):
+                precision = program_precision(check, training, program)
+                if precision is None:
+                    continue
+                if check.option("ascend-target", program.entry) == "910a" and not precision.keeps_origin_dtype:
+                    continue
+                if precision.has_mixed_precision:
+                    self._escaping_layers(check, precision, reported)
+                elif not precision.manual and not precision.deliberate_fp32:
+                    self._whole_program(check, precision, reported)
 
     # --- no mixed precision ----------------------------------------------------------------------
 

@@ -808,7 +808,8 @@ def _argument(call: Call, parameter: Optional[Param], keywords_only: bool) -> Op
     return call.argument(parameter.keyword, parameter.position)
 
 
-def _component(project: Project, path: str, call: Call, depth: int, seen: Optional[Set[Tuple[str, int]]] = None) -> bool:
+def _component(project: Project, path: str, call: Call, depth: int,
+               seen: Optional[Set[Tuple[str, int]]] = None) -> bool:
     """The built network is a part of another Cell: stored on a Cell, or passed to a project Cell's constructor.
 
     ``seen``: the calls already looked at (factories calling each other are followed once each)."""

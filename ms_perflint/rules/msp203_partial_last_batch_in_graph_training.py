@@ -220,18 +220,19 @@ class PartialLastBatchInGraphTraining(Rule):
         training = Training.shared(project)
         reported: Set[Tuple[str, int]] = set()
         for program in project.training_programs():
-            if not check.ascend(program).ascend:
-                continue  # GPU and CPU programs are not this linter's business (RULES.md, "Programs and targets")
-            graph = _graph_mode(check, program)
-            for batch, consumer in _consumers(check, training, program, graph):
-                key = (batch.path, batch.call.id)
-                if key in reported:
-                    continue
-                verdict = _keeps_short_batch(check, program, batch)
-                if verdict is None:
-                    continue
-                reported.add(key)
-                check.report(self.code, batch.path, batch.call, _message(consumer, verdict), _fix(batch, verdict))
+            with check.deciding(program.entry):
+                if not check.ascend(program).ascend:
+                    continue  # GPU and CPU programs are not this linter's business (RULES.md, "Programs and targets")
+                graph = _graph_mode(check, program)
+                for batch, consumer in _consumers(check, training, program, graph):
+                    key = (batch.path, batch.call.id)
+                    if key in reported:
+                        continue
+                    verdict = _keeps_short_batch(check, program, batch)
+                    if verdict is None:
+                        continue
+                    reported.add(key)
+                    check.report(self.code, batch.path, batch.call, _message(consumer, verdict), _fix(batch, verdict))
 
 
 # --- what compiles -----------------------------------------------------------------------------------

@@ -298,14 +298,15 @@ class GeneratorDatasetSingleWorker(Rule):
         training = Training.shared(project)
         reported: Set[Tuple[str, int]] = set()
         for program in project.training_programs():
-            if not check.ascend(program).accelerator:
-                continue  # on the CPU the workers would compete with training for the same cores
-            for path, call in _training_generators(check, training, program):
-                if (path, call.id) in reported or not program.reaches(path, call.scope) or \
-                        not check.values.can_hold(path, call.scope, call.guards, program):
-                    continue
-                if self._decide(check, program, path, call):
-                    reported.add((path, call.id))
+            with check.deciding(program.entry):
+                if not check.ascend(program).accelerator:
+                    continue  # on the CPU the workers would compete with training for the same cores
+                for path, call in _training_generators(check, training, program):
+                    if (path, call.id) in reported or not program.reaches(path, call.scope) or \
+                            not check.values.can_hold(path, call.scope, call.guards, program):
+                        continue
+                    if self._decide(check, program, path, call):
+                        reported.add((path, call.id))
 
     def _decide(self, check: Check, program: Program, path: str, call: Call) -> bool:
         project = check.project
