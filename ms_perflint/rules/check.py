@@ -44,6 +44,8 @@ class Check:
         try:
             yield
         except Exception as error:  # noqa: BLE001 -- a rule's bug (a RecursionError too) is one program's loss
+            if not self.rule:
+                raise  # no rule is being run by decide(): nobody would report the failure
             self.failed(error, path)
 
     def failed(self, error: BaseException, path: Optional[str] = None) -> None:

@@ -60,6 +60,7 @@ def decide(project, settings_for: Callable[[str], Settings], rules: Sequence[typ
             check.findings.setdefault(PROJECT_WIDE, []).append(error)
         if rule.opt_in:
             _keep_where_chosen(check.findings, rule.code, settings_for)
+    check.rule = ""
     if progress is not None:
         progress(len(rules), len(rules), "rules")
     return check.findings
