@@ -11,7 +11,8 @@ flake8 decides ``# noqa`` itself, so the check is told not to; the 0-based
 column is yielded and flake8 adds 1, so the output matches the CLI. The file is
 checked with its project, as the CLI checks it (one session per flake8 process
 keeps the project's index). A file that cannot be checked, and a rule that failed,
-are reported as ``MSP000``, so flake8 is never silent about them.
+are reported as ``MSP000``, so flake8 is never silent about them: a failed rule once
+per flake8 process (by the first file checked that shows it), as the CLI does once per run.
 """
 
 from __future__ import annotations

@@ -429,9 +429,18 @@ class _Collector(cst.CSTVisitor):
     def _set_attribute(self, name: str, value: Value) -> None:
         facts = self.class_stack[-1]
         in_init = self.facts.scopes[self.scope].name.endswith(".__init__")
-        if in_init or name not in facts.attrs:
+        if (in_init or name not in facts.attrs) and not (name in facts.attrs and self._same_object(name, value)):
             facts.attrs[name] = value
         self._note_target(value, f"self.{name}")
+
+    def _same_object(self, name: str, value: Value) -> bool:
+        """``self.<name> = self.<name>.to_float(...)``: a call that returns its receiver leaves the attribute holding
+        what it held (recording the call instead would make the attribute refer to itself)."""
+        if value.kind != CALL:
+            return False
+        call = self.facts.calls[value.data]
+        return call.method in ms.RETURNS_SELF and call.receiver is not None and call.receiver.kind == SELF and \
+            call.receiver.data == name
 
     def _note_target(self, value: Value, target: str) -> None:
         if value.kind == CALL and not value.via:

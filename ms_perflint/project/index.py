@@ -130,17 +130,18 @@ class ProjectIndex:
 
     def facts(self) -> Dict[str, Any]:
         """``{relative path: facts}`` of every file that has facts (loading cached ones on first use)."""
-        self._load_facts()
+        analysed = self._load_facts()
         found = {}
         for path, record in list(self.files.items()):
             try:
                 facts = record.loaded_facts()
             except ValueError:  # a damaged entry in the store is a miss: analyse the file again
                 record = self.files[path] = extract_record(path, self.absolute(path), record.kind, self.max_size)
-                self._new.add(path)
+                analysed.append(path)
                 facts = record.facts
             if facts is not None:
                 found[path] = facts
+        self._store_facts(analysed)
         return found
 
     def digest(self) -> str:
@@ -247,26 +248,51 @@ class ProjectIndex:
         self._facts_pending = True
         return records
 
-    def _load_facts(self) -> None:
-        """Give cached records their facts (JSON) from the facts store, once; a record without them is re-analysed."""
+    def _load_facts(self) -> List[str]:
+        """Give cached records their facts (JSON) from the facts store, once; a record without them is re-analysed.
+
+        An entry is taken only if it is the text whose digest the manifest holds: one changed by anything but
+        this tool (an edit, a damaged disk) is a miss, whatever it holds -- valid JSON with a wrong type would
+        read back and fail in a rule. Returns the files analysed again.
+        """
         if not getattr(self, "_facts_pending", False):
-            return
+            return []
         self._facts_pending = False
         missing = []
         for path, record in self.files.items():
             if record.facts is not None or record.raw is not None or record.error is not None:
                 continue
-            entry = _read_json(self._facts_path(path, record.digest))
+            entry = _read_stored_facts(self._facts_path(path, record.digest), record.facts_digest)
             if isinstance(entry, dict) and entry.get("kind") in ("python", "yaml", "shell"):
                 record.raw = entry
             else:
                 missing.append(path)
-        if missing:  # the store lost an entry (deleted, truncated, pruned): analyse those files again
+        if missing:  # the store lost an entry (deleted, truncated, pruned, changed): analyse those files again
             for relative in missing:
                 self.files[relative] = extract_record(relative, self.absolute(relative), self.files[relative].kind,
                                                       self.max_size)
-                self._new.add(relative)
             self._digest = None
+        return missing
+
+    def _store_facts(self, analysed: Sequence[str]) -> None:
+        """Rewrite the entries of files whose stored facts were missing or damaged (each entry is written whole,
+        in place of the bad one, so the next run reads it back); a cache that cannot be written is no error."""
+        if self.cache_folder is None:
+            return
+        for path in analysed:
+            record = self.files.get(path)
+            if record is None or record.facts is None:
+                continue
+            stored = json.dumps(record.facts.to_json(), separators=(",", ":"))
+            digest = hashlib.sha256(stored.encode()).hexdigest()
+            if record.facts_digest and digest != record.facts_digest:
+                self._new.add(path)  # the facts differ from the manifest's: the next refresh stores both
+                continue
+            record.facts_digest = digest
+            try:
+                _write_text(self._facts_path(path, record.digest), stored)
+            except OSError:
+                return
 
     def _facts_path(self, relative: str, digest: str) -> str:
         """Facts are stored by what they depend on: the file's content and its path (its module name)."""
@@ -294,6 +320,18 @@ def _read_json(path: str) -> Any:
     try:
         with open(path, encoding="utf-8") as handle:
             return json.load(handle)
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
+def _read_stored_facts(path: str, digest: str) -> Any:
+    """A facts entry, if its text is the one the manifest's ``digest`` names (else None: a miss)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+        if digest and hashlib.sha256(data).hexdigest() != digest:
+            return None
+        return json.loads(data)
     except (OSError, ValueError, RecursionError):
         return None
 

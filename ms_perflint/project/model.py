@@ -677,13 +677,23 @@ class Project:
 
         A parameter (of ``scope``) is followed to the arguments its callers pass, when they agree.
         """
+        return self._made_by(path, value, depth, scope, set()) or ""
+
+    def _made_by(self, path: str, value: Value, depth: int, scope: int,
+                 seen: Set[Tuple[str, int, int]]) -> Optional[str]:
+        """:meth:`made_by`; None for a value this question already followed (functions passing a parameter round
+        a cycle, or to each other: each is asked once, or the callers of callers multiply without end)."""
         if depth > MAX_DEPTH:
             return ""
+        key = (path, id(value), scope)
+        if key in seen:
+            return None
+        seen.add(key)
         if value.kind == PARAM and scope >= 0:
-            return self._made_by_callers(path, value.data, scope, depth)
+            return self._made_by_callers(path, value.data, scope, depth, seen)
         if value.kind == OP and value.data in ("ifexp", EITHER):
             # ``model = Model(net, ...)`` in both arms of an ``if``: what the arms build, when they agree.
-            made = {self.made_by(path, part, depth + 1, scope) for part in _candidates(value)} - {""}
+            made = {self._made_by(path, part, depth + 1, scope, seen) for part in _candidates(value)} - {"", None}
             return made.pop() if len(made) == 1 else ""
         if value.kind != CALL:
             return ""
@@ -691,7 +701,7 @@ class Project:
         if call is None:
             return ""
         if call.method in ms.RETURNS_SELF and call.receiver is not None:
-            return self.made_by(path, call.receiver, depth + 1)
+            return self._made_by(path, call.receiver, depth + 1, -1, seen)
         qualified = self.qualified(path, call)
         if qualified:
             return qualified
@@ -699,49 +709,63 @@ class Project:
         if symbol is not None and symbol.kind == "function":
             facts = self.python[symbol.path]
             for returned in facts.scopes[facts.functions[symbol.name]].returns:
-                found = self.made_by(symbol.path, returned, depth + 1)
+                found = self._made_by(symbol.path, returned, depth + 1, -1, seen)
                 if found:
                     return found  # a factory of the linted package (mindcv's create_trainer returns a Model)
         if call.callee.split(".", 1)[0] in ms.MINDSPORE_PACKAGES:
             return ms.canonical_name(call.callee)  # the linted package's own API (mindformers.Trainer in mindformers)
         return ""
 
-    def making_call(self, path: str, value: Optional[Value], wanted: str, depth: int = 0) -> Optional[Tuple[str, Call]]:
+    def making_call(self, path: str, value: Optional[Value], wanted: str, depth: int = 0,
+                    seen: Optional[Set[Tuple[str, int]]] = None) -> Optional[Tuple[str, Call]]:
         """The call of ``wanted`` (a catalogue name) that built ``value``: through chains, factory returns and the
         arms of an ``if`` (the first arm that builds one)."""
         if value is not None and value.kind == OP and value.data in ("ifexp", EITHER) and depth <= MAX_DEPTH:
+            seen = set() if seen is None else seen
             for part in _candidates(value):
-                found = self.making_call(path, part, wanted, depth + 1)
+                found = self.making_call(path, part, wanted, depth + 1, seen)
                 if found is not None:
                     return found
             return None
         if value is None or value.kind != CALL or depth > MAX_DEPTH:
             return None
+        seen = set() if seen is None else seen
+        if (path, value.data) in seen:
+            return None  # factories returning each other's results
+        seen.add((path, value.data))
         call = self.python[path].call(value.data)
         if call is None:
             return None
         if self.qualified(path, call) == wanted:
             return path, call
         if call.method in ms.RETURNS_SELF and call.receiver is not None:
-            return self.making_call(path, call.receiver, wanted, depth + 1)
+            return self.making_call(path, call.receiver, wanted, depth + 1, seen)
         symbol = self.callee(path, call)
         if symbol is not None and symbol.kind == "function":
             facts = self.python[symbol.path]
             for returned in facts.scopes[facts.functions[symbol.name]].returns:
-                found = self.making_call(symbol.path, returned, wanted, depth + 1)
+                found = self.making_call(symbol.path, returned, wanted, depth + 1, seen)
                 if found is not None:
                     return found
         return None
 
-    def _made_by_callers(self, path: str, name: str, scope: int, depth: int) -> str:
+    def _made_by_callers(self, path: str, name: str, scope: int, depth: int,
+                         seen: Set[Tuple[str, int, int]]) -> Optional[str]:
         function = self.python[path].scopes[scope]
         if name not in function.params:
             return ""
         position = function.params.index(name) - (1 if function.cls else 0)
-        found = set()
+        found: Set[str] = set()
+        followed = False  # some caller passes a value this question already follows: it adds nothing new
         for caller_path, call in self.callers((path, scope))[:16]:
             argument = call.argument(name, position if position >= 0 else None)
-            found.add(self.made_by(caller_path, argument, depth + 1, call.scope) if argument is not None else "")
+            made = self._made_by(caller_path, argument, depth + 1, call.scope, seen) if argument is not None else ""
+            if made is None:
+                followed = True
+            else:
+                found.add(made)
+        if not found and followed:
+            return None
         return found.pop() if len(found) == 1 else ""
 
     def training_calls(self, program: Program) -> List[Tuple[str, Call, str]]:

@@ -282,8 +282,8 @@ def _casts(project: Project, values: Values, training: Training, program: Progra
     covered_classes: Dict[ClassRef, Coverage] = {}
     paths = set(program.files) | {c[0] for c in composition}
     for path, call in project.calls_matching(_is_cast):
-        if path not in paths:
-            continue
+        if path not in paths or not values.can_hold(path, call.scope, call.guards, program):
+            continue  # another file, or under a guard this program never takes (``if platform == "Ascend":``)
         dtype = _cast_dtype(values, path, call)
         if dtype is None:
             continue
@@ -359,8 +359,16 @@ def _dtype(values: Values, path: str, value: Value, scope: int) -> str:
     return UNKNOWN_DTYPE
 
 
-def _cast_targets(project: Project, training: Training, path: str, call: Call):
-    """What a cast reaches: a MatMul layer's call ``(path, id)``, or :class:`ClassTarget` s."""
+def _cast_targets(project: Project, training: Training, path: str, call: Call,
+                  seen: Optional[Set[Tuple[str, int]]] = None):
+    """What a cast reaches: a MatMul layer's call ``(path, id)``, or :class:`ClassTarget` s.
+
+    ``seen`` holds the casts already followed: ``self.res1 = self.res1.to_float(...)`` leads back to itself.
+    """
+    seen = set() if seen is None else seen
+    if (path, call.id) in seen:
+        return
+    seen.add((path, call.id))
     if call.callee.startswith("self."):
         owner = project.owner_class(path, call.scope)
         if owner is not None:
@@ -383,7 +391,7 @@ def _cast_targets(project: Project, training: Training, path: str, call: Call):
                 yield found[0], inner.id
                 return
             if inner is not None and inner.method in ms.RETURNS_SELF:
-                yield from _cast_targets(project, training, found[0], inner)
+                yield from _cast_targets(project, training, found[0], inner, seen)
     for cls in project.instance_classes(path, training.unwrap(path, receiver), call.scope):
         yield ClassTarget(cls)
     if receiver.kind == "param":

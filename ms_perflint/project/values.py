@@ -288,10 +288,17 @@ class Values:
             current = facts.scopes[current].parent
         return facts.constants.get(root)
 
-    def instances(self, path: str, value: Value, scope: int, depth: int = 0) -> FrozenSet[ClassRef]:
-        """Project classes ``value`` may be an instance of, following parameters through their callers."""
-        if depth > MAX_DEPTH:
+    def instances(self, path: str, value: Value, scope: int, depth: int = 0,
+                  seen: Optional[Set[Tuple[str, int, int]]] = None) -> FrozenSet[ClassRef]:
+        """Project classes ``value`` may be an instance of, following parameters through their callers.
+
+        ``seen``: the values this question already followed (each adds its classes once: functions passing a
+        parameter to each other would otherwise be asked again along every path of callers).
+        """
+        seen = set() if seen is None else seen
+        if depth > MAX_DEPTH or (path, id(value), scope) in seen:
             return frozenset()
+        seen.add((path, id(value), scope))
         project = self.project
         if value.kind == PARAM:
             facts = project.python[path]
@@ -307,10 +314,10 @@ class Values:
             for caller_path, call in project.callers((path, current))[:16]:
                 argument = call.argument(value.data, position if position >= 0 else None)
                 if argument is not None:
-                    found.update(self.instances(caller_path, argument, call.scope, depth + 1))
+                    found.update(self.instances(caller_path, argument, call.scope, depth + 1, seen))
             default = function.defaults.get(value.data)
             if default is not None:
-                found.update(self.instances(path, default, function.parent, depth + 1))
+                found.update(self.instances(path, default, function.parent, depth + 1, seen))
             return frozenset(found)
         if value.kind == SELF:
             owner = project.owner_class(path, scope)
@@ -318,7 +325,7 @@ class Values:
             if found_attribute is None:
                 return frozenset()
             file, attribute, init = found_attribute
-            return self.instances(file, attribute, init, depth + 1)
+            return self.instances(file, attribute, init, depth + 1, seen)
         return project.instance_classes(path, value, scope)
 
     def attribute_value(self, cls: ClassRef, name: str) -> Optional[Tuple[str, Value, int]]:

@@ -9,7 +9,8 @@ import goes), so a rule never needs the syntax tree.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+import contextlib
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import Call, PythonFacts, Value
@@ -31,6 +32,25 @@ class Check:
         self._settings_for = settings_for
         self.findings: Dict[str, List[Finding]] = {}
         self._devices: Dict[str, DeviceDecision] = {}
+        #: The code of the rule deciding now (set by whoever runs the rules).
+        self.rule = ""
+        #: How rules failed, by rule code: ``(the file being decided or None, the error)``, in order.
+        self.failures: Dict[str, List[Tuple[Optional[str], BaseException]]] = {}
+
+    @contextlib.contextmanager
+    def deciding(self, path: str) -> Iterator[None]:
+        """Decide one program (named by its entry file) or one file: a failure is recorded for the rule and the
+        file, and the rule goes on with the next one, so one program's crash keeps the others' findings."""
+        try:
+            yield
+        except Exception as error:  # noqa: BLE001 -- a rule's bug (a RecursionError too) is one program's loss
+            if not self.rule:
+                raise  # no rule is being run by decide(): nobody would report the failure
+            self.failed(error, path)
+
+    def failed(self, error: BaseException, path: Optional[str] = None) -> None:
+        """Record that the current rule failed (while deciding ``path``, when known)."""
+        self.failures.setdefault(self.rule, []).append((path, error))
 
     def settings(self, path: str) -> Settings:
         """The settings that apply to ``path``."""
@@ -78,8 +98,14 @@ class Check:
         return self._devices[program.entry]
 
     def ascend_programs(self) -> List[Program]:
-        """Training programs that run on Ascend."""
-        return [p for p in self.project.training_programs() if self.ascend(p).ascend]
+        """Training programs that run on Ascend (a program whose device cannot be decided for a failure is left
+        out, the failure recorded)."""
+        found = []
+        for program in self.project.training_programs():
+            with self.deciding(program.entry):
+                if self.ascend(program).ascend:
+                    found.append(program)
+        return found
 
 
 # --- fixes as text edits ---------------------------------------------------------------------

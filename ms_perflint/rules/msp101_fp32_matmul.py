@@ -337,13 +337,14 @@ class Fp32Matmul(Rule):
         training = Training.shared(project)
         reported: Set[Tuple[str, int]] = set()
         for program in check.ascend_programs():
-            for precision in program_precisions(check, training, program):  # each training call on its own
-                if check.option("ascend-target", program.entry) == "910a" and not precision.keeps_origin_dtype:
-                    continue
-                if precision.has_mixed_precision:
-                    self._escaping_layers(check, precision, reported)
-                elif not precision.manual and not precision.deliberate_fp32:
-                    self._whole_program(check, precision, reported)
+            with check.deciding(program.entry):
+                for precision in program_precisions(check, training, program):  # each training call on its own
+                    if check.option("ascend-target", program.entry) == "910a" and not precision.keeps_origin_dtype:
+                        continue
+                    if precision.has_mixed_precision:
+                        self._escaping_layers(check, precision, reported)
+                    elif not precision.manual and not precision.deliberate_fp32:
+                        self._whole_program(check, precision, reported)
 
     # --- no mixed precision ----------------------------------------------------------------------
 

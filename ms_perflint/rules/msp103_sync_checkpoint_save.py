@@ -340,9 +340,11 @@ class SyncCheckpointSave(Rule):
             for call in facts.calls:
                 qualified = project.qualified(path, call) if call.callee else ""
                 if qualified == ms.CHECKPOINT_CONFIG:
-                    self._config(check, training, path, call)
+                    with check.deciding(path):
+                        self._config(check, training, path, call)
                 elif qualified == ms.SAVE_CHECKPOINT:
-                    self._save(check, training, path, call)
+                    with check.deciding(path):
+                        self._save(check, training, path, call)
         for path, facts in sorted(project.yaml.items()):
             if not is_test_file(path):
                 self._yaml(check, path, facts)

@@ -808,8 +808,15 @@ def _argument(call: Call, parameter: Optional[Param], keywords_only: bool) -> Op
     return call.argument(parameter.keyword, parameter.position)
 
 
-def _component(project: Project, path: str, call: Call, depth: int) -> bool:
-    """The built network is a part of another Cell: stored on a Cell, or passed to a project Cell's constructor."""
+def _component(project: Project, path: str, call: Call, depth: int,
+               seen: Optional[Set[Tuple[str, int]]] = None) -> bool:
+    """The built network is a part of another Cell: stored on a Cell, or passed to a project Cell's constructor.
+
+    ``seen``: the calls already looked at (factories calling each other are followed once each)."""
+    seen = set() if seen is None else seen
+    if (path, call.id) in seen:
+        return False
+    seen.add((path, call.id))
     if call.target.startswith("self."):
         owner = project.owner_class(path, call.scope)
         if owner is not None and project.is_cell(owner):
@@ -822,7 +829,7 @@ def _component(project: Project, path: str, call: Call, depth: int) -> bool:
                 return True
     scope = facts.scopes[call.scope]
     if depth < MAX_FACTORY_DEPTH and scope.kind == FUNCTION and any(_result_of(v, call) for v in scope.returns):
-        return any(_component(project, caller_path, caller, depth + 1)
+        return any(_component(project, caller_path, caller, depth + 1, seen)
                    for caller_path, caller in project.callers((path, call.scope))[:16])
     return False
 

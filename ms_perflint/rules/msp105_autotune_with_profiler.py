@@ -238,13 +238,15 @@ class AutotuneWithProfiler(Rule):
             return
         reported = set()
         for program in project.programs():
-            for autotune in autotunes:
-                if not program.reaches(autotune.path, autotune.scope) or (autotune.path, autotune.at.id) in reported:
-                    continue
-                partner = _partner(check, program, autotune, profilers)
-                if partner is not None:
-                    reported.add((autotune.path, autotune.at.id))
-                    check.report(self.code, autotune.path, autotune.at, _message(autotune, partner))
+            with check.deciding(program.entry):
+                for autotune in autotunes:
+                    if (autotune.path, autotune.at.id) in reported or \
+                            not program.reaches(autotune.path, autotune.scope):
+                        continue
+                    partner = _partner(check, program, autotune, profilers)
+                    if partner is not None:
+                        reported.add((autotune.path, autotune.at.id))
+                        check.report(self.code, autotune.path, autotune.at, _message(autotune, partner))
 
 
 def _sites(check: Check) -> Tuple[List[Site], List[ProfilingSite]]:

@@ -283,13 +283,14 @@ class Float64ConstantInCell(Rule):
         reported: Set[Tuple[str, int]] = set()
         for path, facts in sorted(project.python.items()):
             for name in sorted(facts.classes):
-                cls = (path, name)
-                construct = project.method(cls, "construct")
-                if construct is None or not project.is_cell(cls):
-                    continue
-                running = [p for p in programs if p.reaches(*construct)]
-                if running:
-                    self._cell(check, cls, construct, running, reported)
+                with check.deciding(path):
+                    cls = (path, name)
+                    construct = project.method(cls, "construct")
+                    if construct is None or not project.is_cell(cls):
+                        continue
+                    running = [p for p in programs if p.reaches(*construct)]
+                    if running:
+                        self._cell(check, cls, construct, running, reported)
 
     def _cell(self, check: Check, cls: ClassRef, construct: ScopeRef, programs: List[Program],
               reported: Set[Tuple[str, int]]) -> None:

@@ -194,22 +194,23 @@ class PynativeTrainingWithoutJit(Rule):
         training = Training.shared(project)
         reported: Set[Tuple[str, int]] = set()
         for program in project.training_programs():
-            if not check.ascend(program).ascend or not _trains_steps(check, training, program):
-                continue
-            if jit_in(project, program) is not None or _eager_only(check, training, program):
-                continue
-            mode = execution_mode(check.values, program)
-            if mode.only(PYNATIVE):
-                settings = _settings_on_ascend(mode.settings)
-                if settings and not any((s.path, s.call.id) in reported for s in settings):
-                    setting = min(settings, key=lambda s: (s.path != program.entry, s.path, s.call.line))
-                    reported.add((setting.path, setting.call.id))
-                    check.report(self.code, setting.path, setting.call, _explicit_message(check, setting))
-            elif mode.unset and check.release_at_least(program.entry, ms.PYNATIVE_DEFAULT_SINCE):
-                first = _first_training_call(check, program)
-                if first is not None and (first[0], first[1].id) not in reported:
-                    reported.add((first[0], first[1].id))
-                    check.report(self.code, first[0], first[1], _default_message(check, program))
+            with check.deciding(program.entry):
+                if not check.ascend(program).ascend or not _trains_steps(check, training, program):
+                    continue
+                if jit_in(project, program) is not None or _eager_only(check, training, program):
+                    continue
+                mode = execution_mode(check.values, program)
+                if mode.only(PYNATIVE):
+                    settings = _settings_on_ascend(mode.settings)
+                    if settings and not any((s.path, s.call.id) in reported for s in settings):
+                        setting = min(settings, key=lambda s: (s.path != program.entry, s.path, s.call.line))
+                        reported.add((setting.path, setting.call.id))
+                        check.report(self.code, setting.path, setting.call, _explicit_message(check, setting))
+                elif mode.unset and check.release_at_least(program.entry, ms.PYNATIVE_DEFAULT_SINCE):
+                    first = _first_training_call(check, program)
+                    if first is not None and (first[0], first[1].id) not in reported:
+                        reported.add((first[0], first[1].id))
+                        check.report(self.code, first[0], first[1], _default_message(check, program))
 
 
 def _trains_steps(check: Check, training: Training, program: Program) -> bool:

@@ -220,30 +220,32 @@ class PartialLastBatchInGraphTraining(Rule):
         training = Training.shared(project)
         reported: Set[Tuple[str, int]] = set()
         for program in project.training_programs():
-            if not check.ascend(program).ascend:
-                continue  # GPU and CPU programs are not this linter's business (RULES.md, "Programs and targets")
-            graph = _graph_mode(check, program)
-            consumed = _consumers(check, training, program, graph)
-            batches = {(b.path, b.call.id): b for b, _ in consumed}
-            for batch, consumer in consumed:
-                key = (batch.path, batch.call.id)
-                if key in reported:
-                    continue
-                verdict = _keeps_short_batch(check, program, batch)
-                if verdict is None or not in_every_undecided_arm(
-                        check.values, program, batch.path, batch.call, [(b.path, b.call) for b in batches.values()],
-                        lambda p, call: _keeps_short_batch(check, program, batches[(p, call.id)]) is not None):
-                    continue
-                reported.add(key)
-                state, written = verdict
-                if written is not None and written.path != batch.path:
-                    # The False is written by the caller (``create_dataset(..., drop_remainder=False)``): the finding
-                    # goes where the user would change it, naming the helper's batch() it reaches.
-                    helper = f"{batch.path}:{batch.call.line}"
-                    check.report(self.code, written.path, written, _message(consumer, verdict, helper),
-                                 _fix(batch, verdict))
-                else:
-                    check.report(self.code, batch.path, batch.call, _message(consumer, verdict), _fix(batch, verdict))
+            with check.deciding(program.entry):
+                if not check.ascend(program).ascend:
+                    continue  # GPU and CPU programs are not this linter's business (RULES.md, "Programs and targets")
+                graph = _graph_mode(check, program)
+                consumed = _consumers(check, training, program, graph)
+                batches = {(b.path, b.call.id): b for b, _ in consumed}
+                for batch, consumer in consumed:
+                    key = (batch.path, batch.call.id)
+                    if key in reported:
+                        continue
+                    verdict = _keeps_short_batch(check, program, batch)
+                    if verdict is None or not in_every_undecided_arm(
+                            check.values, program, batch.path, batch.call, [(b.path, b.call) for b in batches.values()],
+                            lambda p, call: _keeps_short_batch(check, program, batches[(p, call.id)]) is not None):
+                        continue
+                    reported.add(key)
+                    state, written = verdict
+                    if written is not None and written.path != batch.path:
+                        # The False is written by the caller (``create_dataset(..., drop_remainder=False)``): the finding
+                        # goes where the user would change it, naming the helper's batch() it reaches.
+                        helper = f"{batch.path}:{batch.call.line}"
+                        check.report(self.code, written.path, written, _message(consumer, verdict, helper),
+                                     _fix(batch, verdict))
+                    else:
+                        check.report(self.code, batch.path, batch.call, _message(consumer, verdict),
+                                     _fix(batch, verdict))
 
 
 # --- what compiles -----------------------------------------------------------------------------------

@@ -302,21 +302,22 @@ class GeneratorDatasetSingleWorker(Rule):
         training = Training.shared(project)
         reported: Set[Tuple[str, int]] = set()
         for program in project.training_programs():
-            if not check.ascend(program).accelerator:
-                continue  # on the CPU the workers would compete with training for the same cores
-            sources = _training_sources(check, training, program)
-            for path, call in sources:
-                if (path, call.id) in reported or project.qualified(path, call) != ms.GENERATOR_DATASET:
-                    continue
-                found = _single_worker_reads(check, path, call)
-                if found is None or not in_every_undecided_arm(
-                        check.values, program, path, call, sources,
-                        lambda p, other: _reads_on_one_worker(check, p, other)):
-                    continue
-                reported.add((path, call.id))
-                classes, reads, draws, workers = found
-                check.report(self.code, path, call, _message(check, program, classes, reads, draws, workers),
-                             _fix(project, path, call, workers))
+            with check.deciding(program.entry):
+                if not check.ascend(program).accelerator:
+                    continue  # on the CPU the workers would compete with training for the same cores
+                sources = _training_sources(check, training, program)
+                for path, call in sources:
+                    if (path, call.id) in reported or project.qualified(path, call) != ms.GENERATOR_DATASET:
+                        continue
+                    found = _single_worker_reads(check, path, call)
+                    if found is None or not in_every_undecided_arm(
+                            check.values, program, path, call, sources,
+                            lambda p, other: _reads_on_one_worker(check, p, other)):
+                        continue
+                    reported.add((path, call.id))
+                    classes, reads, draws, workers = found
+                    check.report(self.code, path, call, _message(check, program, classes, reads, draws, workers),
+                                 _fix(project, path, call, workers))
 
 
 def _single_worker_reads(check: Check, path: str, call: Call):

@@ -201,8 +201,9 @@ class PerStepHostSync(Rule):
             return
         training = Training.shared(project)
         for path, facts in sorted(project.python.items()):
-            if any(p.reaches(path) for p in programs):
-                self._file(check, training, programs, path, facts)
+            with check.deciding(path):
+                if any(p.reaches(path) for p in programs):
+                    self._file(check, training, programs, path, facts)
 
     def _file(self, check: Check, training: Training, programs: List[Program], path: str,
               facts: PythonFacts) -> None:

@@ -175,9 +175,10 @@ class ProfilerLeftInTraining(Rule):
             sites = [s for s in profiling_sites(project) if s.starts and not s.scheduled]
             training = Training.shared(project)
             for site in sites:
-                program = next((p for p in programs if _unconditional(check, p, site)), None)
-                if program is not None and not _stopped_while_training(project, training, program):
-                    check.report(self.code, site.path, site.at, _message(site, program))
+                with check.deciding(site.path):
+                    program = next((p for p in programs if _unconditional(check, p, site)), None)
+                    if program is not None and not _stopped_while_training(project, training, program):
+                        check.report(self.code, site.path, site.at, _message(site, program))
         for path, facts in sorted(project.yaml.items()):
             if not is_test_file(path) and not _profiling_path(path) and _trains(facts):
                 self._yaml(check, path, facts)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Type
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type
 
 from ms_perflint.findings import FileResult, Finding, LineIndex
 from ms_perflint.settings import Settings
@@ -36,9 +36,11 @@ def decide(project, settings_for: Callable[[str], Settings], rules: Sequence[typ
            progress: Optional[Callable[..., None]] = None) -> Dict[str, List[Finding]]:
     """Run ``rules`` over the project; raw findings by root-relative path.
 
-    A rule that fails is reported as an internal error of that rule (a finding of
-    code ``MSP000`` at the top of the file it was deciding), and the other rules
-    still report. ``progress(done, total, "rules")`` is called as each rule starts and when all are done.
+    A rule that fails is one internal error of that rule (a finding of code ``MSP000``
+    under :data:`PROJECT_WIDE`, naming the file it was deciding when known), and the other
+    rules still report. Rules decide program by program (:meth:`Check.deciding`): a failure
+    in one program loses that program's findings only. ``progress(done, total, "rules")`` is
+    called as each rule starts and when all are done.
     """
     from ms_perflint.rules.check import Check
 
@@ -47,43 +49,89 @@ def decide(project, settings_for: Callable[[str], Settings], rules: Sequence[typ
     for done, rule in enumerate(rules):
         if progress is not None:
             progress(done, len(rules), "rules")
+        check.rule = rule.code
         try:
             rule().check(check)
         except Exception as error:  # noqa: BLE001 -- one rule's bug (a RecursionError too) must not hide the others'
-            _internal_error(check, rule, error, settings_for)
+            check.failed(error)
+        failures = check.failures.pop(rule.code, None)
+        if failures:
+            error = Finding(INTERNAL_ERROR, _failure_message(rule, failures))
+            check.findings.setdefault(PROJECT_WIDE, []).append(error)
         if rule.opt_in:
             _keep_where_chosen(check.findings, rule.code, settings_for)
+    check.rule = ""
     if progress is not None:
         progress(len(rules), len(rules), "rules")
     return check.findings
 
 
-#: Where :func:`decide` puts findings about the whole project (a rule that failed): every file checked shows them.
+#: Where :func:`decide` puts findings about the whole project (a rule that failed): one checked file shows each.
 PROJECT_WIDE = ""
 #: The code of a rule's internal error (the rule failed; its findings are missing).
 INTERNAL_ERROR = "MSP000"
 
 
-def _internal_error(check, rule, error: BaseException, settings_for: Callable[[str], Settings]) -> None:
-    """The rule failed: every file shows it (an opt-in rule's: the files that choose it; see :func:`finish`)."""
-    message = (f"internal error in {rule.code} ({rule.name}): {type(error).__name__}: {error}; "
-               f"its findings for this project are missing -- please report this")
-    if rule.opt_in:
-        for path in check.project.files:
-            if settings_for(path).may_enable(rule.code, opt_in=True):
-                check.findings.setdefault(path, []).append(Finding(INTERNAL_ERROR, message))
-    else:
-        check.findings.setdefault(PROJECT_WIDE, []).append(Finding(INTERNAL_ERROR, message))
+def _failure_message(rule, failures: Sequence[Tuple[Optional[str], BaseException]]) -> str:
+    """One line for all of a rule's failures in a project: the first error, the file it was deciding, how many
+    others failed, and what is lost (a program's findings, or the whole project's when it failed outside one)."""
+    paths = sorted({path for path, _ in failures if path is not None})
+    whole = any(path is None for path, _ in failures)
+    path, error = next(((p, e) for p, e in failures if p is not None), failures[0])
+    where = f" while deciding {path}" if path is not None else ""
+    others = len(paths) - 1 if path is not None else len(paths)
+    also = f" (and {others} other file{'s' if others != 1 else ''})" if others > 0 else ""
+    lost = "for this project" if whole else "there"
+    return (f"internal error in {rule.code} ({rule.name}){where}{also}: {type(error).__name__}: {error}; "
+            f"its findings {lost} are missing -- please report this")
 
 
-#: The rule an internal error is about, read back from its message (:func:`_internal_error`).
-_FAILED_RULE = re.compile(r"internal error in (MSP\d+) ")
+#: The rule an internal error is about and the file it was deciding, read back from its message
+#: (:func:`_failure_message`).
+_FAILED_RULE = re.compile(r"internal error in (MSP\d+) \([^)]*\)"
+                          r"(?: while deciding (.+?)(?: \(and \d+ other files?\))?)?: ")
+
+
+def failed_rule(finding: Finding) -> Tuple[str, Optional[str]]:
+    """``(rule code, the root-relative file it was deciding or None)`` of an internal error."""
+    failed = _FAILED_RULE.match(finding.message)
+    return (failed.group(1), failed.group(2)) if failed is not None else ("", None)
+
+
+def internal_errors(raw: Dict[str, List[Finding]]) -> List[Finding]:
+    """The project's internal errors (failed rules), each to be shown once (see :func:`host_of`)."""
+    return raw.get(PROJECT_WIDE, [])
+
+
+def host_of(error: Finding, checked: Sequence[str], shows: Callable[[str, str], bool]) -> Optional[str]:
+    """The one checked file (root-relative) that shows an internal error: the file the rule was deciding when it
+    is checked and the rule is on there, else the first checked file where the rule is on; None when none is.
+    ``shows(rule code, relative path)`` says whether a file shows that rule."""
+    code, deciding = failed_rule(error)
+    if deciding is not None and deciding in checked and shows(code, deciding):
+        return deciding
+    return next((relative for relative in checked if shows(code, relative)), None)
+
+
+def shows_failure(settings: Settings, code: str, path: str, opt_in_codes: Iterable[str]) -> bool:
+    """Does a file show a failed rule's internal error? Where the rule is on (an opt-in rule: where it is chosen):
+    elsewhere its findings would not be shown either."""
+    return settings.may_enable(code, code in opt_in_codes) and settings.is_enabled(code, path)
+
+
+def opt_in_codes(rules: Optional[Sequence[type]] = None) -> FrozenSet[str]:
+    """The codes of the opt-in rules among ``rules`` (default: every rule; asked only when a rule failed)."""
+    if rules is None:
+        from ms_perflint.rules import ALL_RULES
+
+        rules = ALL_RULES
+    return frozenset(rule.code for rule in rules if rule.opt_in)
 
 
 def _failed_rule_enabled(finding: Finding, settings: Settings, path: str) -> bool:
     """An internal error is shown where its rule is on: elsewhere the rule's findings would not be shown either."""
-    failed = _FAILED_RULE.match(finding.message)
-    return failed is None or settings.is_enabled(failed.group(1), path)
+    code, _ = failed_rule(finding)
+    return not code or settings.is_enabled(code, path)
 
 
 def _keep_where_chosen(findings: Dict[str, List[Finding]], code: str, settings_for: Callable[[str], Settings]) -> None:
@@ -95,9 +143,21 @@ def _keep_where_chosen(findings: Dict[str, List[Finding]], code: str, settings_f
         found[:] = [f for f in found if f.code != code]
 
 
-def findings_for(raw: Dict[str, List[Finding]], relative: str) -> List[Finding]:
-    """A file's raw findings, with the project-wide ones (a failed rule) that every checked file reports."""
-    return [*raw.get(relative, []), *(replace(f) for f in raw.get(PROJECT_WIDE, []))]
+def findings_for(raw: Dict[str, List[Finding]], relative: str, errors: Sequence[Finding] = ()) -> List[Finding]:
+    """A file's raw findings, with the internal errors it is the one to show (:func:`host_of`)."""
+    return [*raw.get(relative, []), *(replace(f) for f in errors)]
+
+
+def hosted_errors(errors: Sequence[Finding], checked: Sequence[str],
+                  shows: Callable[[str, str], bool]) -> Dict[str, List[Finding]]:
+    """Internal errors by the checked file (root-relative) that shows each (:func:`host_of`): one line per failed
+    rule."""
+    hosted: Dict[str, List[Finding]] = {}
+    for error in errors:
+        host = host_of(error, checked, shows)
+        if host is not None:
+            hosted.setdefault(host, []).append(error)
+    return hosted
 
 
 def finish(result: FileResult, raw: Iterable[Finding], settings: Settings, text: str,
@@ -196,7 +256,8 @@ def check_text(text: str, path: str, settings: Settings, kind: Optional[str] = N
         return result
     project = Project("", {name: facts})
     raw = decide(project, lambda _: settings, rules if rules is not None else enabled_rules(settings))
-    return finish(result, findings_for(raw, name), settings, unit.text, unit.virtual, is_yaml=kind == YAML)
+    return finish(result, findings_for(raw, name, internal_errors(raw)), settings, unit.text, unit.virtual,
+                  is_yaml=kind == YAML)
 
 
 def _relative_name(path: str) -> str:
@@ -214,9 +275,12 @@ def check_folder(root: str, settings: Settings, rules: Optional[Sequence[Type]] 
     project = Project(index.root, index.facts())
     raw = decide(project, lambda _: settings, rules if rules is not None else enabled_rules(settings))
     results: Dict[str, FileResult] = {}
+    chosen = opt_in_codes(rules) if internal_errors(raw) else frozenset()
+    hosted = hosted_errors(internal_errors(raw), sorted(index.files),
+                           lambda code, relative: shows_failure(settings, code, relative, chosen))
     for relative, record in sorted(index.files.items()):
         result = FileResult(relative, kind=record.kind, error=record.error)
-        findings = findings_for(raw, relative)
+        findings = findings_for(raw, relative, hosted.get(relative, ()))
         if findings:
             data = read_bytes(index.absolute(relative))
             if isinstance(data, bytes):

@@ -55,6 +55,9 @@ class Session:
         #: The bytes each file's latest findings were computed from, by absolute path (files with findings only):
         #: fixes and noqa comments are applied to these, never to a later read of the file.
         self.analysed: Dict[str, bytes] = {}
+        #: The file (absolute path) that shows each failed rule's internal error, by rule code: one line per
+        #: failed rule for the session, shown again each time that file is checked.
+        self.error_hosts: Dict[str, str] = {}
 
     # --- configuration ----------------------------------------------------------------------------
 
@@ -83,6 +86,7 @@ class Session:
         self._indexes.clear()
         self._settings.clear()
         self.analysed.clear()
+        self.error_hosts.clear()
         config.forget()
 
     # --- projects --------------------------------------------------------------------------------
@@ -117,9 +121,31 @@ class Session:
     # --- checking ----------------------------------------------------------------------------------
 
     def check(self, paths: Sequence[str]) -> List[FileResult]:
-        """Check files; results come back in the order of ``paths``."""
+        """Check files; results come back in the order of ``paths``.
+
+        A rule that failed is one line for the session (:attr:`error_hosts`), however many files or projects
+        it failed in: shown by the first file that shows it, and by that file only.
+        """
         with fewer_collections():
-            return self._check(paths)
+            results = self._check(paths)
+        self._one_line_per_failed_rule(results)
+        return results
+
+    def _one_line_per_failed_rule(self, results: Sequence[FileResult]) -> None:
+        from ms_perflint.run.lint import INTERNAL_ERROR, failed_rule
+
+        for result in results:
+            path = os.path.abspath(result.path)
+            if not any(f.code == INTERNAL_ERROR for f in result.findings):
+                for code in [code for code, host in self.error_hosts.items() if host == path]:
+                    del self.error_hosts[code]  # checked again without the failure: the next one is shown anew
+                continue
+            kept = []
+            for finding in result.findings:
+                code = failed_rule(finding)[0] if finding.code == INTERNAL_ERROR else ""
+                if not code or self.error_hosts.setdefault(code, path) == path:
+                    kept.append(finding)
+            result.findings = kept
 
     def _check(self, paths: Sequence[str]) -> List[FileResult]:
         groups: Dict[Optional[str], List[str]] = {}
@@ -141,6 +167,7 @@ class Session:
         texts = self._read_members(index, members)
         settings_for = lambda relative: self.settings_for(index.absolute(relative))  # noqa: E731
         raw = self._decisions(index, settings_for)
+        hosted = self._hosted_errors(index, raw, members)
         results: Dict[str, FileResult] = {}
         for path in members:
             relative = index.relative(path)
@@ -148,9 +175,32 @@ class Session:
             if record is None:
                 results[path] = self.check_alone(path)
                 continue
-            results[path] = self._finish(path, record.kind, record.error, findings_for(raw, relative), digest=record.digest,
+            results[path] = self._finish(path, record.kind, record.error,
+                                         findings_for(raw, relative, hosted.get(relative, ())), digest=record.digest,
                                          data=texts.get(path))
         return results
+
+    def _hosted_errors(self, index, raw, members: Sequence[str]):
+        """The project's internal errors by the checked file (root-relative) that shows each: the file that showed
+        the rule's failure before in this session, else the file it was deciding, else the first checked file
+        where the rule is on."""
+        from ms_perflint.run.lint import failed_rule, hosted_errors, internal_errors, opt_in_codes, shows_failure
+
+        errors = internal_errors(raw)
+        if not errors:
+            return {}
+        given = {index.relative(path): path for path in members}
+        checked = [relative for relative in given if relative is not None and relative in index.files]
+        chosen = opt_in_codes()
+        shows = lambda code, relative: shows_failure(self.settings_for(given[relative]), code,  # noqa: E731
+                                                     given[relative], chosen)
+        hosted = hosted_errors([e for e in errors if failed_rule(e)[0] not in self.error_hosts], checked, shows)
+        for error in errors:
+            known = self.error_hosts.get(failed_rule(error)[0])
+            relative = index.relative(known) if known is not None else None
+            if relative in checked:
+                hosted.setdefault(relative, []).append(error)
+        return hosted
 
     def _decisions(self, index, settings_for):
         """The rules' raw findings for the project: stored ones when nothing changed, else decided afresh.
@@ -264,7 +314,7 @@ class Session:
         """Check one file as a project of its own."""
         from ms_perflint.project.index import extract_record
         from ms_perflint.project.model import Project
-        from ms_perflint.run.lint import decide, enabled_rules, findings_for
+        from ms_perflint.run.lint import decide, enabled_rules, findings_for, internal_errors
         from ms_perflint.sources import PYTHON, kind_of
 
         kind = kind_of(path) or PYTHON
@@ -277,7 +327,7 @@ class Session:
         if record.facts is None:
             return self._finish(path, kind, record.error, [], data=data)
         raw = decide(Project("", {name: record.facts}), lambda _: settings, enabled_rules(settings))
-        return self._finish(path, kind, record.error, findings_for(raw, name), data=data)
+        return self._finish(path, kind, record.error, findings_for(raw, name, internal_errors(raw)), data=data)
 
     def place(self, path: str, raw: Sequence[object]) -> List[object]:
         """Findings made outside the rules (from a profile), placed in ``path`` as the rules' are: positions,
