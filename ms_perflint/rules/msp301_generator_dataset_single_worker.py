@@ -7,7 +7,7 @@ from typing import FrozenSet, List, Optional, Set, Tuple
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import LIT, Call, Value
 from ms_perflint.findings import Fix, FixAvailability, FixSafety, TextEdit
-from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
+from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef, Where
 from ms_perflint.project.training import Training
 from ms_perflint.project.values import in_every_undecided_arm
 from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
@@ -111,8 +111,9 @@ class GeneratorDatasetSingleWorker(Rule):
             - sources whose `__getitem__` only transforms in-memory data (augmentation without reads): moving a row
               to another process cost about 0.4 ms in the in-memory measurement below, the cost a transform must
               exceed before a second worker pays;
-            - `num_parallel_workers` set to anything but a literal `1` (a config value, a variable), or
-              `**kwargs` that may carry it;
+            - `num_parallel_workers` set to a value some run makes larger than 1 or that the linter cannot know
+              (a config it cannot read), or `**kwargs` that may carry it. A value every run makes 1 (an argparse
+              default `--workers 1` passed down to the dataset) is reported where the 1 is written, without a fix;
             - a source whose class the linter cannot tell (`eval(name)(...)`, a parameter nobody passes);
             - datasets that reach no training: eval and export pipelines, datasets built and unused;
             - a dataset chosen by a test no run decides (`if cfg.phase == "train":` with a phase from a config the
@@ -309,38 +310,59 @@ class GeneratorDatasetSingleWorker(Rule):
                 for path, call in sources:
                     if (path, call.id) in reported or project.qualified(path, call) != ms.GENERATOR_DATASET:
                         continue
-                    found = _single_worker_reads(check, path, call)
+                    found = _single_worker_reads(check, program, path, call)
                     if found is None or not in_every_undecided_arm(
                             check.values, program, path, call, sources,
-                            lambda p, other: _reads_on_one_worker(check, p, other)):
+                            lambda p, other: _reads_on_one_worker(check, program, p, other)):
                         continue
                     reported.add((path, call.id))
-                    classes, reads, draws, workers = found
-                    check.report(self.code, path, call, _message(check, program, classes, reads, draws, workers),
-                                 _fix(project, path, call, workers))
+                    classes, reads, draws, workers, written = found
+                    if written is not None:
+                        # ``--workers`` defaults to 1 and reaches the dataset: reported where the 1 is written.
+                        said = f"num_parallel_workers={workers.text or 'a configured value'} is 1 here"
+                        message = _message(check, program, classes, reads, draws, workers, said,
+                                           f"the GeneratorDataset at {path}:{call.line}")
+                        check.report(self.code, written.path, written, message)
+                    else:
+                        message = _message(check, program, classes, reads, draws, workers)
+                        check.report(self.code, path, call, message, _fix(project, path, call, workers))
 
 
-def _single_worker_reads(check: Check, path: str, call: Call):
-    """``(source classes, reads, random draws, the workers value)`` when the GeneratorDataset reads its samples on one
-    worker, else None."""
+def _single_worker_reads(check: Check, program: Program, path: str, call: Call):
+    """``(source classes, reads, random draws, the workers value, where a configured 1 is written)`` when the
+    GeneratorDataset reads its samples on one worker, else None."""
     workers = call.argument(ms.GENERATOR_WORKERS.keyword, ms.GENERATOR_WORKERS.position)
     if workers is None and call.may_pass(ms.GENERATOR_WORKERS.keyword, ms.GENERATOR_WORKERS.position):
         return None
+    written: Optional[Where] = None
     if workers is not None and not (workers.kind == LIT and workers.data == ms.GENERATOR_DEFAULT_WORKERS
                                     and type(workers.data) is int):
-        return None
+        written = _configured_one(check, program, path, call, workers)
+        if written is None:
+            return None
     source = call.argument(ms.GENERATOR_SOURCE.keyword, ms.GENERATOR_SOURCE.position)
     classes = check.values.instances(path, source, call.scope) if source is not None else frozenset()
     reads, draws = _sample_work(check.project, classes)
     if not reads:
         return None
-    return sorted(classes), reads, draws, workers
+    return sorted(classes), reads, draws, workers, written
 
 
-def _reads_on_one_worker(check: Check, path: str, call: Call) -> bool:
+def _configured_one(check: Check, program: Program, path: str, call: Call, workers: Value) -> Optional[Where]:
+    """Where the 1 is written when every run gives ``num_parallel_workers=args.workers`` the value 1 from one place
+    (an argparse default, a helper's parameter default), else None."""
+    found = check.values.resolve(path, workers, call.scope, program=program)
+    if not found.complete or not found.values or any(
+            type(k.value) is not int or k.value != ms.GENERATOR_DEFAULT_WORKERS for k in found.values):
+        return None
+    places = {k.where for k in found.values if k.where is not None}
+    return places.pop() if len(places) == 1 else None
+
+
+def _reads_on_one_worker(check: Check, program: Program, path: str, call: Call) -> bool:
     """A GeneratorDataset that reads on one worker (any other dataset does not have the problem)."""
     return check.project.qualified(path, call) == ms.GENERATOR_DATASET and \
-        _single_worker_reads(check, path, call) is not None
+        _single_worker_reads(check, program, path, call) is not None
 
 
 def _training_sources(check: Check, training: Training, program: Program) -> List[Tuple[str, Call]]:
@@ -416,12 +438,12 @@ def _external_reader(project: Project, path: str, call: Call) -> bool:
 
 
 def _message(check: Check, program: Program, classes: List[ClassRef], reads: List[str], draws: List[str],
-             workers: Optional[Value]) -> str:
-    said = "num_parallel_workers=1" if workers is not None else "num_parallel_workers defaults to 1"
+             workers: Optional[Value], said: str = "", dataset: str = "GeneratorDataset") -> str:
+    said = said or ("num_parallel_workers=1" if workers is not None else "num_parallel_workers defaults to 1")
     source = ", ".join(name for _, name in classes)
     shown = ", ".join(_short(name) for name in reads[:3])
-    message = (f"GeneratorDataset reads training samples on one worker ({said}): {source}.__getitem__ reads or "
-               f"decodes each one ({shown}) while the device waits; pass num_parallel_workers")
+    message = (f"{dataset[0].upper()}{dataset[1:]} reads training samples on one worker ({said}): {source}.__getitem__ "
+               f"reads or decodes each one ({shown}) while the device waits; pass num_parallel_workers")
     setting = _global_setting(check, program)
     if setting:
         message += f" (set_num_parallel_workers at {setting} does not apply to GeneratorDataset)"

@@ -476,3 +476,22 @@ def test_a_project_function_named_like_a_reader_is_followed_not_trusted(tmp_path
     # The same helper reading a file is followed into: reported.
     (root / "src" / "io.py").write_text("import cv2\n\ndef load_sample(path):\n    return cv2.imread(path)\n")
     assert "MSP301" in [code for code, _, _ in check_project(root).get("train.py", [])]
+
+
+def test_a_worker_count_configured_to_one_is_reported_where_the_one_is_written():
+    """``--workers`` defaults to 1 and reaches ``GeneratorDataset(..., num_parallel_workers=args.workers)``: the run
+    reads on one worker as surely as with a literal 1; the finding goes to the default the user would change."""
+    code = IMAGES + """
+import argparse
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--workers", type=int, default=1)
+args = parser.parse_args()
+data = ds.GeneratorDataset(Images(a, b), ["image", "label"], num_parallel_workers=args.workers)
+Model(net, loss, opt).train(10, data.batch(8))
+"""
+    found = lint(code)
+    assert [(f.line, f.column + 1) for f in found] == [(18, 52)]  # default=1
+    assert "GeneratorDataset at train.py:20" in found[0].message and found[0].fix is None
+    # The look-alike: a default of 4 workers.
+    assert lint(code.replace("default=1)", "default=4)")) == []
