@@ -163,8 +163,32 @@ class Project:
                 continue
             rest = parts[cut:]
             if not rest:
-                return Symbol(path, "", "module")
+                return self._package_binding(parts, importer, depth) or Symbol(path, "", "module")
             return self._member(path, rest, depth)
+        return None
+
+    def _package_binding(self, parts: List[str], importer: str, depth: int) -> Optional[Symbol]:
+        """``from engine import train_net`` where ``engine/__init__.py`` re-exports a function ``train_net`` from its
+        submodule of the same name (``from .train_net import *``): Python binds the function over the submodule, and
+        so does the model. None when the package binds nothing else under that name."""
+        if len(parts) < 2:
+            return None
+        package = self.module_file(".".join(parts[:-1]), importer)
+        if package is None or not package.endswith("__init__.py"):
+            return None
+        name, facts = parts[-1], self.python[package]
+        candidates = [".".join([*parts[:-1], name])] if name in facts.functions or name in facts.classes else []
+        if name in facts.aliases:
+            candidates.append(facts.aliases[name])
+        candidates += [f"{module}.{name}" for module in facts.star_imports
+                       if (self.module_file(module, package) or package) != package]
+        for candidate in candidates:
+            if candidate == ".".join(parts):
+                continue  # ``from . import train_net``: the submodule itself
+            found = self._member(package, [name], depth + 1) if candidate.startswith(".".join(parts[:-1]) + ".") \
+                and (name in facts.functions or name in facts.classes) else self.resolve(candidate, package, depth + 1)
+            if found is not None and found.kind in ("function", "class"):
+                return found
         return None
 
     def _member(self, path: str, rest: List[str], depth: int) -> Optional[Symbol]:

@@ -454,3 +454,27 @@ def test_a_batch_in_an_arm_no_run_decides_needs_the_problem_in_both_arms():
     assert [f for f in check(code) if f.code == "MSP203"] == []
     both = code.replace("drop_remainder=True)", "drop_remainder=False)")
     assert [f.line for f in check(both) if f.code == "MSP203"] == [32, 34]
+
+
+def test_a_package_reexporting_a_function_named_like_its_submodule_binds_the_function(tmp_path: Path):
+    """``from engine import train_net`` with ``engine/__init__.py`` doing ``from .train_net import *``: Python binds
+    the function over the submodule; the step it runs, and the host read of its loss, are followed."""
+    root = write_project(tmp_path, {
+        "src/engine/__init__.py": "from .train_net import *\n",
+        "src/engine/train_net.py": """
+            def train_net(step, rays, target):
+                loss = step(rays, target)
+                return float(loss)
+            """,
+        "src/train.py": """
+            import mindspore as ms
+            from mindspore import nn
+            from engine import train_net
+
+            net = nn.Dense(16, 16)
+            step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.Adam(net.trainable_params()))
+            for rays, target in loader:
+                loss = train_net(step, rays, target)
+            """,
+    })
+    assert check_project(root).get("src/engine/train_net.py") == [("MSP401", 3, 12)]
