@@ -244,7 +244,7 @@ def run(args: argparse.Namespace) -> int:
     if "-" in args.paths:
         return _run_stdin(args, session)
     files, missing, problems = _discover(args, session)
-    for problem in problems:
+    for problem in problems + _folders_checked_alone(args.paths, session):
         print(f"ms-perflint: warning: {problem}", file=sys.stderr)
     for path in missing:
         print(f"ms-perflint: error: {path}: no such file or folder", file=sys.stderr)
@@ -346,7 +346,7 @@ def _session(args: argparse.Namespace):
 
     options = SessionOptions(config=config, overrides={k: v for k, v in overrides.items() if v is not None},
                              cache_folder=cache, jobs=args.jobs, project=False if args.no_project else None,
-                             fallback_roots=tuple(p for p in args.paths if os.path.isdir(p)),
+                             working_folder=os.getcwd(),
                              progress=Progress() if wanted(args.quiet) else None)
     session = Session(options)
     session.excludes = {  # type: ignore[attr-defined]
@@ -359,11 +359,11 @@ def _session(args: argparse.Namespace):
 
 
 def _default_cache_folder(paths: Sequence[str]) -> str:
-    """One cache folder per run: ``.ms_perflint_cache`` in the project root of the first path (or here)."""
-    from ms_perflint.project.roots import find_root
+    """One cache folder per run: ``.ms_perflint_cache`` in the project root of the first path (or its folder)."""
+    from ms_perflint.project.roots import project_root
 
     first = next((p for p in paths if p != "-"), ".")
-    root = find_root(first) or (first if os.path.isdir(first) else os.path.dirname(os.path.abspath(first)))
+    root = project_root(first, os.getcwd()) or (first if os.path.isdir(first) else os.path.dirname(os.path.abspath(first)))
     return os.path.join(os.path.abspath(root), CACHE_FOLDER_NAME)
 
 
@@ -391,6 +391,19 @@ def _discover(args: argparse.Namespace, session):
         if os.path.isdir(path) and not (config.force_exclude and config.is_excluded_with_parents(path)):
             files.extend(_unreadable_sources(path, config, set(found.files)))
     return _unique_files(files), missing, problems
+
+
+def _folders_checked_alone(paths: Sequence[str], session) -> List[str]:
+    """Why the files of a folder named outside the working folder, with no project marker, are checked alone."""
+    from ms_perflint.project.roots import NO_ROOT_TEXT, project_root
+
+    said = []
+    for path in paths:
+        if os.path.isdir(path) and project_root(path, os.getcwd()) is None \
+                and session.settings_for(os.path.join(path, "_")).project:
+            said.append(f"{path}: {NO_ROOT_TEXT}: its files are checked alone; run ms-perflint inside it (or add a "
+                        "pyproject.toml) to check them with their project")
+    return said
 
 
 def _unreadable_sources(folder: str, config, found: set) -> List[str]:
@@ -623,7 +636,7 @@ def clean(paths: Sequence[str], cache_dir: Optional[str]) -> int:
     ``--cache-dir``. Only folders ms-perflint made (their CACHEDIR.TAG says so) are removed."""
     import shutil
 
-    from ms_perflint.project.roots import find_root
+    from ms_perflint.project.roots import project_root
     from ms_perflint.sources.discovery import skipped_folder
 
     folders = [cache_dir] if cache_dir else []
@@ -632,7 +645,7 @@ def clean(paths: Sequence[str], cache_dir: Optional[str]) -> int:
             raise UsageError(f"{path}: no such file or folder")
         if cache_dir:
             continue
-        root = find_root(path) or path
+        root = project_root(path, os.getcwd()) or path
         folders.append(os.path.join(root, CACHE_FOLDER_NAME))
         for parent, subfolders, _ in os.walk(path):
             if CACHE_FOLDER_NAME in subfolders:

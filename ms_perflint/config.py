@@ -682,12 +682,12 @@ ISOLATED_VERSION = "not inferred: --isolated reads no project files"
 
 def _defaults_for(start: Path, cwd: Path) -> Config:
     """The configuration without a file: defaults, with ``mindspore-version`` inferred at the project root of ``start``."""
-    from ms_perflint.project.roots import find_root
+    from ms_perflint.project.roots import NO_ROOT_TEXT, project_root
 
-    root = find_root(str(start))
+    root = project_root(str(start), str(cwd))
     if root is None:
-        return replace(Config(source=None, root=cwd), mindspore_version_source="not inferred: no project root "
-                       f"(pyproject.toml, setup.py or .git) at or above {_folder_of(start)}")
+        return replace(Config(source=None, root=cwd), mindspore_version_source=f"not inferred: no project root for "
+                       f"{_folder_of(start)} ({NO_ROOT_TEXT})")
     return _defaults_at_root(root, str(cwd))
 
 
@@ -847,15 +847,15 @@ def _setting_text(value: Any) -> str:
 
 
 def _project_line(path: str, project: bool) -> str:
-    """The project the file is checked with (the nearest folder with pyproject.toml, setup.py or .git)."""
-    from ms_perflint.project.roots import ROOT_MARKERS, find_root  # a small module: no libcst, no YAML
+    """The project the file is checked with (the nearest folder with pyproject.toml, setup.py or .git, else the
+    current folder when the file is in it)."""
+    from ms_perflint.project.roots import NO_ROOT_TEXT, project_root  # a small module: no libcst, no YAML
 
     if not project:
         return "Checked with its project: no (project = false): the file is checked alone"
-    root = find_root(path)
+    root = project_root(path, os.getcwd())
     if root is None:
-        return (f"Checked with its project: no folder at or above it has {', '.join(ROOT_MARKERS)}: the file is "
-                "checked alone, or with the folder named on the command line")
+        return f"Checked with its project: no ({NO_ROOT_TEXT}): the file is checked alone"
     return f"Checked with its project: {root}"
 
 

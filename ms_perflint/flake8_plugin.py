@@ -112,12 +112,13 @@ _SESSIONS: List[Any] = []
 
 def _session() -> Any:
     if not _SESSIONS:
-        from ms_perflint.project.roots import find_root
+        from ms_perflint.project.roots import project_root
         from ms_perflint.run.session import Session, SessionOptions
 
-        root = find_root(os.getcwd()) or os.getcwd()
+        here = os.getcwd()
+        root = project_root(here, here)
         options = SessionOptions(overrides={"apply_noqa": False}, cache_folder=os.path.join(root, ".ms_perflint_cache"),
-                                 jobs=1, fallback_roots=(os.getcwd(),))
+                                 jobs=1, working_folder=here)
         _SESSIONS.append(Session(options))
     return _SESSIONS[0]
 

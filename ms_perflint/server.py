@@ -48,9 +48,10 @@ class PerflintServer(LanguageServer):
         self.checked: Dict[str, Checked] = {}
 
     def start_session(self, root: Optional[str]) -> None:
-        """Keep the project indexes where the CLI keeps them, at the workspace's root."""
+        """Keep the project indexes where the CLI keeps them, at the workspace's root; the workspace is the working
+        folder (a file with no project marker above it belongs to the workspace's project, as to the CLI's run there)."""
         cache = os.path.join(root, ".ms_perflint_cache") if root else None
-        self.session = Session(SessionOptions(jobs=1, cache_folder=cache))
+        self.session = Session(SessionOptions(jobs=1, cache_folder=cache, working_folder=root))
 
     def check(self, uri: str, text: str) -> None:
         """Check the document's text (an unsaved buffer counts) and publish its diagnostics."""
