@@ -248,6 +248,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"ms-perflint: warning: {problem}", file=sys.stderr)
     for path in missing:
         print(f"ms-perflint: error: {path}: no such file or folder", file=sys.stderr)
+    args.missing = missing
     if args.show_files:
         sys.stdout.writelines(f"{path}\n" for path in files)
         return EXIT_ERROR if missing else EXIT_CLEAN
@@ -556,7 +557,7 @@ def write_report(results: list, args: argparse.Namespace) -> None:
     if args.statistics:
         results = _statistics_view(results, bool(args.unsafe_fixes))
     options = dict(quiet=args.quiet, show_statistics=args.statistics, unsafe_fixes=args.unsafe_fixes,
-                   by_cost=getattr(args, "sort", "path") == "cost")
+                   by_cost=getattr(args, "sort", "path") == "cost", missing=len(getattr(args, "missing", ())))
     if not args.output_file:
         write(results, sys.stdout, args.output_format, color=use_color(sys.stdout, args.color), **options)
         return

@@ -333,9 +333,23 @@ def test_a_missing_path_does_not_stop_the_others_and_exits_2_at_the_end(tmp_path
     files(tmp_path, good__py=PROGRAM)
     completed = run_cli("good.py", "missing.py", cwd=tmp_path)
     assert completed.returncode == 2
-    assert completed.stdout.splitlines() == [f"good.py:3:14: MSP103 [*] {MESSAGE}", "Found 1 finding in 1 file.",
+    assert completed.stdout.splitlines() == [f"good.py:3:14: MSP103 [*] {MESSAGE}",
+                                             "Found 1 finding in 1 file; 1 path not found.",
                                              "[*] 1 fixable with the `--fix` option."]
     assert completed.stderr == "ms-perflint: error: missing.py: no such file or folder\n"
+
+
+@pytest.mark.parametrize("output_format", ["text", "full", "grouped"])
+def test_a_missing_path_never_says_all_checks_passed(tmp_path: Path, output_format: str):
+    files(tmp_path, clean__py=CLEAN)
+    for named in (["/nonexistent"], ["clean.py", "missing.py"]):
+        completed = run_cli("--output-format", output_format, *named, cwd=tmp_path)
+        assert completed.returncode == 2, completed.stdout + completed.stderr
+        assert "passed" not in completed.stdout, completed.stdout
+        assert completed.stdout.strip() == f"{len(named) - 1} file{'' if len(named) == 2 else 's'} checked; 1 path not found."
+        assert completed.stderr == f"ms-perflint: error: {named[-1]}: no such file or folder\n"
+    fixed = run_cli("--fix", "clean.py", "missing.py", cwd=tmp_path)
+    assert fixed.returncode == 2 and "passed" not in fixed.stdout, fixed.stdout
 
 
 def test_the_same_file_named_three_ways_is_reported_once(tmp_path: Path):
