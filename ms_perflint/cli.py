@@ -313,12 +313,23 @@ def _check_combinations(args: argparse.Namespace) -> None:
         raise UsageError("--stdin-filename names the code read from standard input; pass `-` (or no paths) to read it")
     if args.statistics and args.output_format not in ("text", "json"):
         raise UsageError("--statistics is written as text or json, not " + args.output_format)
-    if (args.top or args.min_share is not None or args.profile_unmapped) and not args.profile:
-        raise UsageError("--top, --min-share and --profile-unmapped need --profile DIR")
+    if (args.top or args.min_share is not None or args.profile_unmapped or args.sort == "cost") and not args.profile:
+        raise UsageError("--top, --min-share, --profile-unmapped and --sort cost need --profile DIR")
     if args.profile and (args.fix or args.diff or args.fix_only or args.add_noqa or args.statistics):
         raise UsageError("--profile weighs findings; run --fix, --diff, --add-noqa or --statistics without it")
     if args.add_noqa and (args.fix or args.diff or args.fix_only):
         raise UsageError("--add-noqa cannot be combined with --fix or --diff: run them one after the other")
+    _check_profile_folders(args.profile or ())
+
+
+def _check_profile_folders(folders: Sequence[str]) -> None:
+    """A ``--profile`` that names no profile is a mistake (a typo in CI), not an ordinary run."""
+    from ms_perflint.profile.formats import folder_problem
+
+    for folder in folders:
+        problem = folder_problem(folder)
+        if problem is not None:
+            raise UsageError(f"--profile {problem}")
 
 
 def _session(args: argparse.Namespace):
