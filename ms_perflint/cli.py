@@ -34,14 +34,8 @@ def _glob_list(text: str) -> List[str]:
 
 
 def _code_list(text: str) -> List[str]:
-    from ms_perflint.config import check_code_or_prefix
-
-    codes = [code.strip().upper() for code in text.split(",") if code.strip()]
-    for code in codes:
-        problem = check_code_or_prefix(code)
-        if problem:
-            raise argparse.ArgumentTypeError(problem)
-    return codes
+    """Codes as written; checked with the configuration's codes (:func:`_session`), in one style for all."""
+    return [code.strip().upper() for code in text.split(",") if code.strip()]
 
 
 def _percent(text: str) -> float:
@@ -631,10 +625,14 @@ def list_rules(form: str) -> int:
 
 def show_settings(args: argparse.Namespace) -> int:
     """``--show-settings PATH``: the configuration for PATH, each key with where its value comes from."""
-    from ms_perflint.config import describe_settings
+    from ms_perflint.config import check_rule_codes, describe_settings
 
     if not (os.path.exists(args.show_settings) or os.path.islink(args.show_settings)):
         raise UsageError(f"{args.show_settings}: no such file or folder")
+    problem = check_rule_codes([c for v in (args.select, args.extend_select, args.ignore, args.extend_ignore)
+                                if v for c in v])
+    if problem:
+        raise UsageError(problem)
     overrides = {"select": args.select, "extend-select": args.extend_select, "ignore": args.ignore,
                  "extend-ignore": args.extend_ignore, "exclude": args.exclude, "extend-exclude": args.extend_exclude,
                  "force-exclude": args.force_exclude, "respect-gitignore": args.respect_gitignore,

@@ -380,36 +380,28 @@ def _parse_key(key: Key, raw: Any, is_ini: bool) -> Any:
 
 def _parse_codes(raw: Any, is_ini: bool) -> Tuple[str, ...]:
     items = _string_list(raw, is_ini, "a list of codes or prefixes such as [\"MSP103\", \"MSP1\"]")
-    codes = tuple(_check_code(item) for item in items)
+    return _checked_codes(items)
+
+
+def _checked_codes(items: Sequence[str], where: str = "") -> Tuple[str, ...]:
+    codes = tuple(item.strip().upper() for item in items)
     problem = check_rule_codes(codes)
     if problem:
-        raise _BadValue(problem)
+        raise _BadValue(where + problem)
     return codes
 
 
-def _check_code(item: str) -> str:
-    code = item.strip().upper()
-    problem = check_code_or_prefix(code)
-    if problem:
-        raise _BadValue(problem)
-    return code
-
-
-def check_code_or_prefix(code: str) -> Optional[str]:
-    """Why ``code`` is not written like an ms-perflint code or prefix, or None."""
-    if _CODE_OR_PREFIX.fullmatch(code):
-        return None
-    return f"{code!r} is not an ms-perflint code or prefix; allowed: MSP, MSP1, MSP10, MSP103, ..."
-
-
 def check_rule_codes(codes: Sequence[str]) -> Optional[str]:
-    """Why some of ``codes`` (codes or prefixes) select no rule at all, or None (as ruff: an unknown code is an error)."""
+    """Why some of ``codes`` (codes or prefixes, upper case) name no rule, or None (as ruff: an unknown code is an
+    error). One sentence, naming the real codes, for every code the user gets wrong wherever it is written
+    (``--select``, ``--ignore`` ..., ``select``, ``per-file-ignores`` ... in a configuration file)."""
     if not codes:
         return None
     from ms_perflint.rules import ALL_RULES
 
     known = [rule.code for rule in ALL_RULES]
-    unknown = [code for code in codes if not any(k.startswith(code) for k in known)]
+    unknown = [code for code in codes
+               if not _CODE_OR_PREFIX.fullmatch(code) or not any(k.startswith(code) for k in known)]
     if not unknown:
         return None
     return f"unknown rule code or prefix {', '.join(repr(c) for c in unknown)}; known codes: {', '.join(known)}"
@@ -462,7 +454,7 @@ def _parse_per_file_ignores(raw: Any, is_ini: bool) -> Dict[str, Tuple[str, ...]
         raise _BadValue(f"expected a table of glob = [codes], e.g. {{ \"tests/*\" = [\"MSP103\"] }}, got {_shown(raw)}")
     result: Dict[str, Tuple[str, ...]] = {}
     for pattern, codes in pairs:
-        result[pattern] = result.get(pattern, ()) + tuple(_check_code(code) for code in codes)
+        result[pattern] = result.get(pattern, ()) + _checked_codes(codes, f"{pattern!r}: ")
     return result
 
 

@@ -397,6 +397,35 @@ def test_an_unknown_code_on_the_command_line_is_a_usage_error(tmp_path: Path):
     assert completed.stderr.startswith("ms-perflint: error: unknown rule code or prefix 'MSP999'; known codes: MSP001, MSP101")
 
 
+KNOWN = "known codes: " + ", ".join(rule.code for rule in ALL_RULES)
+
+
+@pytest.mark.parametrize("option", ["--select", "--extend-select", "--ignore", "--extend-ignore"])
+@pytest.mark.parametrize("written", ["NOPE", "MSP9", "e501", "M"])
+def test_every_unknown_code_on_the_command_line_gets_one_sentence_naming_the_real_codes(tmp_path: Path, option: str,
+                                                                                        written: str):
+    """No usage text and no list of made-up prefixes ("MSP, MSP1, MSP10, MSP103, ...") for some codes."""
+    files(tmp_path, good__py=PROGRAM)
+    for args in ([option, written, "good.py"], ["--show-settings", "good.py", option, written]):
+        completed = run_cli(*args, cwd=tmp_path)
+        assert (completed.returncode, completed.stdout) == (2, "")
+        assert completed.stderr == (f"ms-perflint: error: unknown rule code or prefix {written.upper()!r}; {KNOWN}\n")
+
+
+@pytest.mark.parametrize("name, text", [
+    ("pyproject.toml", '[tool.ms-perflint]\nselect = ["NOPE"]\n'),
+    ("pyproject.toml", '[tool.ms-perflint]\nper-file-ignores = {{ "good.py" = ["NOPE"] }}\n'),
+    ("setup.cfg", "[ms-perflint]\nextend-select = NOPE\n"),
+    ("setup.cfg", "[ms-perflint]\nper-file-ignores =\n    good.py: NOPE\n"),
+])
+def test_an_unknown_code_in_a_config_file_gets_the_same_sentence(tmp_path: Path, name: str, text: str):
+    files(tmp_path, good__py=PROGRAM, **{name.replace(".", "__"): text.replace("{{", "{").replace("}}", "}")})
+    completed = run_cli("good.py", cwd=tmp_path)
+    assert (completed.returncode, completed.stdout) == (2, "")
+    assert completed.stderr.startswith(f"ms-perflint: error: {tmp_path / name}: ")
+    assert completed.stderr.endswith(f"unknown rule code or prefix 'NOPE'; {KNOWN}\n"), completed.stderr
+
+
 def test_an_unknown_code_in_a_config_file_is_a_usage_error(tmp_path: Path):
     files(tmp_path, pyproject__toml='[tool.ms-perflint]\nselect = ["MSP999"]\n', good__py=PROGRAM)
     completed = run_cli("good.py", cwd=tmp_path)
