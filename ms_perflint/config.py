@@ -103,7 +103,8 @@ KEYS: Tuple[Key, ...] = (
         "false"),
     Key("project", BOOL, True,
         "Lint each file with its project: facts from the other files, YAML configs and launch "
-        "scripts of the nearest folder with pyproject.toml, setup.py or .git (docs/project.md). "
+        "scripts of the nearest folder with pyproject.toml, setup.py or .git, else of the current folder "
+        "(docs/project.md). "
         "`false` lints every file on its own, in the CLI (as `--no-project` does) and in flake8.",
         "false"),
     Key("max-file-size", SIZE, DEFAULT_MAX_FILE_SIZE,
