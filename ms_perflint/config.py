@@ -103,7 +103,7 @@ KEYS: Tuple[Key, ...] = (
         "false"),
     Key("project", BOOL, True,
         "Lint each file with its project: facts from the other files, YAML configs and launch "
-        "scripts of the nearest folder with pyproject.toml, setup.py or .git, else of the current folder "
+        "scripts of the nearest folder with pyproject.toml, setup.py, setup.cfg, tox.ini or .git, else of the current folder "
         "(docs/project.md). "
         "`false` lints every file on its own, in the CLI (as `--no-project` does) and in flake8.",
         "false"),
@@ -840,7 +840,7 @@ def _setting_text(value: Any) -> str:
 
 
 def _project_line(path: str, project: bool) -> str:
-    """The project the file is checked with (the nearest folder with pyproject.toml, setup.py or .git, else the
+    """The project the file is checked with (the nearest folder with pyproject.toml, setup.py, setup.cfg, tox.ini or .git, else the
     current folder when the file is in it)."""
     from ms_perflint.project.roots import NO_ROOT_TEXT, project_root  # a small module: no libcst, no YAML
 

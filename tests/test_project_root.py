@@ -90,8 +90,10 @@ def test_messages_name_files_of_the_project_the_same_way_in_both_front_ends(pare
         assert seen["flake8"] == seen["cli"]
 
 
-def test_a_marked_project_named_from_its_parent_is_its_own_project(parent: Path):
-    (parent / "ex" / "pyproject.toml").write_text("[project]\nname = 'ex'\n")
+@pytest.mark.parametrize("marker", ["pyproject.toml", "setup.cfg", "tox.ini"])
+def test_a_marked_project_named_from_its_parent_is_its_own_project(parent: Path, marker: str):
+    """A configuration file marks the project as pyproject.toml does: a configuration is never below its project."""
+    (parent / "ex" / marker).write_text("[project]\nname = 'ex'\n" if marker == "pyproject.toml" else "[metadata]\n")
     for named in (["ex/src/dataset.py"], ["ex/src/dataset.py", "ex/train.py"], ["ex"]):
         seen = both(named, parent)
         inside = [name[3:] if name != "ex" else "." for name in named]
@@ -107,7 +109,7 @@ def test_an_unmarked_folder_outside_the_working_folder_is_checked_alone_and_says
     completed = run_cli("--quiet", "--no-cache", folder, cwd=elsewhere)
     alone = {(Path(f[0]).relative_to(folder).as_posix(), *f[1:4]) for f in findings(completed.stdout)}
     assert alone == {("train.py", 10, 16, "MSP502")}, completed.stdout  # train.py alone cannot see src/
-    assert f"{folder}: no pyproject.toml, setup.py or .git at or above it" in completed.stderr
+    assert f"{folder}: no pyproject.toml, setup.py, setup.cfg, tox.ini or .git at or above it" in completed.stderr
     file_alone = run_cli("--quiet", "--no-cache", os.path.join(folder, "train.py"), cwd=elsewhere)
     assert {f[1:4] for f in findings(file_alone.stdout)} == {(10, 16, "MSP502")}
     assert "checked alone" not in file_alone.stderr  # a file named alone is checked alone, as it always was

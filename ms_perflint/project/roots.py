@@ -14,12 +14,15 @@ import functools
 import os
 from typing import Optional
 
-#: Files or folders whose presence marks a project root.
-ROOT_MARKERS = ("pyproject.toml", "setup.py", ".git")
+#: Files or folders whose presence marks a project root: a repository, a package's setup files, and every file a
+#: configuration can be read from (:data:`ms_perflint.config.CONFIG_FILES`), so that a project's configuration is
+#: never below its root.
+ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", ".git")
 #: The markers as a sentence names them.
-MARKERS_TEXT = "pyproject.toml, setup.py or .git"
+MARKERS_TEXT = "pyproject.toml, setup.py, setup.cfg, tox.ini or .git"
 #: Why a path has no project root, as messages say it.
-NO_ROOT_TEXT = f"no {MARKERS_TEXT} at or above it, and the current folder does not hold it (the home and root folders never do)"
+NO_ROOT_TEXT = (f"no {MARKERS_TEXT} at or above it, and the current folder does not hold it (the home and root "
+                "folders never do)")
 
 
 def project_root(path: str, working_folder: Optional[str]) -> Optional[str]:
