@@ -369,7 +369,9 @@ def _default_cache_folder(paths: Sequence[str]) -> str:
     from ms_perflint.project.roots import project_root
 
     first = next((p for p in paths if p != "-"), ".")
-    root = project_root(first, os.getcwd()) or (first if os.path.isdir(first) else os.path.dirname(os.path.abspath(first)))
+    root = project_root(first, os.getcwd())
+    if root is None:
+        root = first if os.path.isdir(first) else os.path.dirname(os.path.abspath(first))
     return os.path.join(os.path.abspath(root), CACHE_FOLDER_NAME)
 
 

@@ -101,7 +101,7 @@ def _say_what_flake8_cannot_report(options: Any) -> None:
     """
     named = [code.strip().upper() for option in ("select", "extend_select", "enable_extensions")
              for code in (getattr(options, option, None) or ())]
-    if "MSP001" not in named:
+    if "MSP001" not in named:  # written out: run.lint (its UNUSED_NOQA) is imported only when it is named
         return
     import multiprocessing
     import sys
@@ -140,7 +140,7 @@ def _session() -> Any:
         from ms_perflint.run.session import Session, SessionOptions
 
         here = os.getcwd()
-        root = project_root(here, here)
+        root = project_root(here, here) or here  # the home folder is no project, but the cache has to go somewhere
         options = SessionOptions(overrides={"apply_noqa": False}, cache_folder=os.path.join(root, ".ms_perflint_cache"),
                                  jobs=1, working_folder=here)
         _SESSIONS.append(Session(options))

@@ -6,6 +6,8 @@ the working folder that holds the file. Real ``ms-perflint`` and ``flake8`` proc
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import re
 from pathlib import Path
 from typing import Dict, Sequence, Set, Tuple
@@ -129,3 +131,15 @@ def test_the_home_and_root_folders_are_never_a_project(tmp_path: Path, monkeypat
 def test_show_settings_names_the_project_a_file_is_checked_with(parent: Path):
     shown = run_cli("--show-settings", "src/dataset.py", cwd=parent / "ex")
     assert f"Checked with its project: {parent / 'ex'}" in shown.stdout, shown.stdout
+
+
+def test_flake8_run_in_the_home_folder_checks_files_alone_and_keeps_its_cache_there(tmp_path: Path):
+    """The home folder is never a project: flake8 run there still has somewhere to keep its cache."""
+    if find_root(str(tmp_path)) is not None:
+        pytest.skip("the temporary folder is inside a project")
+    write(tmp_path, {name: text for name, text in UNMARKED.items() if name in ("train.py", "src/model.py")})
+    completed = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", "MSP", "train.py"],
+                               cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                               env={**os.environ, "HOME": str(tmp_path)})
+    assert "Traceback" not in completed.stdout + completed.stderr, completed.stdout + completed.stderr
+    assert {f[1:4] for f in findings(completed.stdout)} == {(10, 16, "MSP502")}  # alone: no MSP101 from src/model.py
