@@ -34,14 +34,8 @@ def _glob_list(text: str) -> List[str]:
 
 
 def _code_list(text: str) -> List[str]:
-    from ms_perflint.config import check_code_or_prefix
-
-    codes = [code.strip().upper() for code in text.split(",") if code.strip()]
-    for code in codes:
-        problem = check_code_or_prefix(code)
-        if problem:
-            raise argparse.ArgumentTypeError(problem)
-    return codes
+    """Codes as written; checked with the configuration's codes (:func:`_session`), in one style for all."""
+    return [code.strip().upper() for code in text.split(",") if code.strip()]
 
 
 def _percent(text: str) -> float:
@@ -251,10 +245,11 @@ def _check_paths(args: argparse.Namespace, session) -> int:
     if "-" in args.paths:
         return _run_stdin(args, session)
     files, missing, problems = _discover(args, session)
-    for problem in problems:
+    for problem in problems + _folders_checked_alone(args.paths, session):
         print(f"ms-perflint: warning: {problem}", file=sys.stderr)
     for path in missing:
         print(f"ms-perflint: error: {path}: no such file or folder", file=sys.stderr)
+    args.missing = missing
     if args.show_files:
         sys.stdout.writelines(f"{path}\n" for path in files)
         return EXIT_ERROR if missing else EXIT_CLEAN
@@ -319,12 +314,23 @@ def _check_combinations(args: argparse.Namespace) -> None:
         raise UsageError("--stdin-filename names the code read from standard input; pass `-` (or no paths) to read it")
     if args.statistics and args.output_format not in ("text", "json"):
         raise UsageError("--statistics is written as text or json, not " + args.output_format)
-    if (args.top or args.min_share is not None or args.profile_unmapped) and not args.profile:
-        raise UsageError("--top, --min-share and --profile-unmapped need --profile DIR")
+    if (args.top or args.min_share is not None or args.profile_unmapped or args.sort == "cost") and not args.profile:
+        raise UsageError("--top, --min-share, --profile-unmapped and --sort cost need --profile DIR")
     if args.profile and (args.fix or args.diff or args.fix_only or args.add_noqa or args.statistics):
         raise UsageError("--profile weighs findings; run --fix, --diff, --add-noqa or --statistics without it")
     if args.add_noqa and (args.fix or args.diff or args.fix_only):
         raise UsageError("--add-noqa cannot be combined with --fix or --diff: run them one after the other")
+    _check_profile_folders(args.profile or ())
+
+
+def _check_profile_folders(folders: Sequence[str]) -> None:
+    """A ``--profile`` that names no profile is a mistake (a typo in CI), not an ordinary run."""
+    from ms_perflint.profile.formats import folder_problem
+
+    for folder in folders:
+        problem = folder_problem(folder)
+        if problem is not None:
+            raise UsageError(f"--profile {problem}")
 
 
 def _session(args: argparse.Namespace):
@@ -353,7 +359,7 @@ def _session(args: argparse.Namespace):
 
     options = SessionOptions(config=config, overrides={k: v for k, v in overrides.items() if v is not None},
                              cache_folder=cache, jobs=args.jobs, project=False if args.no_project else None,
-                             fallback_roots=tuple(p for p in args.paths if os.path.isdir(p)),
+                             working_folder=os.getcwd(),
                              progress=Progress() if wanted(args.quiet) else None)
     session = Session(options)
     session.excludes = {  # type: ignore[attr-defined]
@@ -366,11 +372,13 @@ def _session(args: argparse.Namespace):
 
 
 def _default_cache_folder(paths: Sequence[str]) -> str:
-    """One cache folder per run: ``.ms_perflint_cache`` in the project root of the first path (or here)."""
-    from ms_perflint.project.roots import find_root
+    """One cache folder per run: ``.ms_perflint_cache`` in the project root of the first path (or its folder)."""
+    from ms_perflint.project.roots import project_root
 
     first = next((p for p in paths if p != "-"), ".")
-    root = find_root(first) or (first if os.path.isdir(first) else os.path.dirname(os.path.abspath(first)))
+    root = project_root(first, os.getcwd())
+    if root is None:
+        root = first if os.path.isdir(first) else os.path.dirname(os.path.abspath(first))
     return os.path.join(os.path.abspath(root), CACHE_FOLDER_NAME)
 
 
@@ -398,6 +406,19 @@ def _discover(args: argparse.Namespace, session):
         if os.path.isdir(path) and not (config.force_exclude and config.is_excluded_with_parents(path)):
             files.extend(_unreadable_sources(path, config, set(found.files)))
     return _unique_files(files), missing, problems
+
+
+def _folders_checked_alone(paths: Sequence[str], session) -> List[str]:
+    """Why the files of a folder named outside the working folder, with no project marker, are checked alone."""
+    from ms_perflint.project.roots import NO_ROOT_TEXT, project_root
+
+    said = []
+    for path in paths:
+        if os.path.isdir(path) and project_root(path, os.getcwd()) is None \
+                and session.settings_for(os.path.join(path, "_")).project:
+            said.append(f"{path}: {NO_ROOT_TEXT}: its files are checked alone; run ms-perflint inside it (or add a "
+                        "pyproject.toml) to check them with their project")
+    return said
 
 
 def _unreadable_sources(folder: str, config, found: set) -> List[str]:
@@ -550,7 +571,7 @@ def write_report(results: list, args: argparse.Namespace) -> None:
     if args.statistics:
         results = _statistics_view(results, bool(args.unsafe_fixes))
     options = dict(quiet=args.quiet, show_statistics=args.statistics, unsafe_fixes=args.unsafe_fixes,
-                   by_cost=getattr(args, "sort", "path") == "cost")
+                   by_cost=getattr(args, "sort", "path") == "cost", missing=len(getattr(args, "missing", ())))
     if not args.output_file:
         write(results, sys.stdout, args.output_format, color=use_color(sys.stdout, args.color), **options)
         return
@@ -613,10 +634,14 @@ def list_rules(form: str) -> int:
 
 def show_settings(args: argparse.Namespace) -> int:
     """``--show-settings PATH``: the configuration for PATH, each key with where its value comes from."""
-    from ms_perflint.config import describe_settings
+    from ms_perflint.config import check_rule_codes, describe_settings
 
     if not (os.path.exists(args.show_settings) or os.path.islink(args.show_settings)):
         raise UsageError(f"{args.show_settings}: no such file or folder")
+    problem = check_rule_codes([c for v in (args.select, args.extend_select, args.ignore, args.extend_ignore)
+                                if v for c in v])
+    if problem:
+        raise UsageError(problem)
     overrides = {"select": args.select, "extend-select": args.extend_select, "ignore": args.ignore,
                  "extend-ignore": args.extend_ignore, "exclude": args.exclude, "extend-exclude": args.extend_exclude,
                  "force-exclude": args.force_exclude, "respect-gitignore": args.respect_gitignore,
@@ -630,7 +655,7 @@ def clean(paths: Sequence[str], cache_dir: Optional[str]) -> int:
     ``--cache-dir``. Only folders ms-perflint made (their CACHEDIR.TAG says so) are removed."""
     import shutil
 
-    from ms_perflint.project.roots import find_root
+    from ms_perflint.project.roots import project_root
     from ms_perflint.sources.discovery import skipped_folder
 
     folders = [cache_dir] if cache_dir else []
@@ -639,7 +664,7 @@ def clean(paths: Sequence[str], cache_dir: Optional[str]) -> int:
             raise UsageError(f"{path}: no such file or folder")
         if cache_dir:
             continue
-        root = find_root(path) or path
+        root = project_root(path, os.getcwd()) or path
         folders.append(os.path.join(root, CACHE_FOLDER_NAME))
         for parent, subfolders, _ in os.walk(path):
             if CACHE_FOLDER_NAME in subfolders:

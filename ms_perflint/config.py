@@ -103,7 +103,8 @@ KEYS: Tuple[Key, ...] = (
         "false"),
     Key("project", BOOL, True,
         "Lint each file with its project: facts from the other files, YAML configs and launch "
-        "scripts of the nearest folder with pyproject.toml, setup.py or .git (docs/project.md). "
+        "scripts of the nearest folder with pyproject.toml, setup.py, setup.cfg, tox.ini or .git, else of the current folder "
+        "(docs/project.md). "
         "`false` lints every file on its own, in the CLI (as `--no-project` does) and in flake8.",
         "false"),
     Key("max-file-size", SIZE, DEFAULT_MAX_FILE_SIZE,
@@ -380,36 +381,28 @@ def _parse_key(key: Key, raw: Any, is_ini: bool) -> Any:
 
 def _parse_codes(raw: Any, is_ini: bool) -> Tuple[str, ...]:
     items = _string_list(raw, is_ini, "a list of codes or prefixes such as [\"MSP103\", \"MSP1\"]")
-    codes = tuple(_check_code(item) for item in items)
+    return _checked_codes(items)
+
+
+def _checked_codes(items: Sequence[str], where: str = "") -> Tuple[str, ...]:
+    codes = tuple(item.strip().upper() for item in items)
     problem = check_rule_codes(codes)
     if problem:
-        raise _BadValue(problem)
+        raise _BadValue(where + problem)
     return codes
 
 
-def _check_code(item: str) -> str:
-    code = item.strip().upper()
-    problem = check_code_or_prefix(code)
-    if problem:
-        raise _BadValue(problem)
-    return code
-
-
-def check_code_or_prefix(code: str) -> Optional[str]:
-    """Why ``code`` is not written like an ms-perflint code or prefix, or None."""
-    if _CODE_OR_PREFIX.fullmatch(code):
-        return None
-    return f"{code!r} is not an ms-perflint code or prefix; allowed: MSP, MSP1, MSP10, MSP103, ..."
-
-
 def check_rule_codes(codes: Sequence[str]) -> Optional[str]:
-    """Why some of ``codes`` (codes or prefixes) select no rule at all, or None (as ruff: an unknown code is an error)."""
+    """Why some of ``codes`` (codes or prefixes, upper case) name no rule, or None (as ruff: an unknown code is an
+    error). One sentence, naming the real codes, for every code the user gets wrong wherever it is written
+    (``--select``, ``--ignore`` ..., ``select``, ``per-file-ignores`` ... in a configuration file)."""
     if not codes:
         return None
     from ms_perflint.rules import ALL_RULES
 
     known = [rule.code for rule in ALL_RULES]
-    unknown = [code for code in codes if not any(k.startswith(code) for k in known)]
+    unknown = [code for code in codes
+               if not _CODE_OR_PREFIX.fullmatch(code) or not any(k.startswith(code) for k in known)]
     if not unknown:
         return None
     return f"unknown rule code or prefix {', '.join(repr(c) for c in unknown)}; known codes: {', '.join(known)}"
@@ -462,7 +455,7 @@ def _parse_per_file_ignores(raw: Any, is_ini: bool) -> Dict[str, Tuple[str, ...]
         raise _BadValue(f"expected a table of glob = [codes], e.g. {{ \"tests/*\" = [\"MSP103\"] }}, got {_shown(raw)}")
     result: Dict[str, Tuple[str, ...]] = {}
     for pattern, codes in pairs:
-        result[pattern] = result.get(pattern, ()) + tuple(_check_code(code) for code in codes)
+        result[pattern] = result.get(pattern, ()) + _checked_codes(codes, f"{pattern!r}: ")
     return result
 
 
@@ -682,12 +675,12 @@ ISOLATED_VERSION = "not inferred: --isolated reads no project files"
 
 def _defaults_for(start: Path, cwd: Path) -> Config:
     """The configuration without a file: defaults, with ``mindspore-version`` inferred at the project root of ``start``."""
-    from ms_perflint.project.roots import find_root
+    from ms_perflint.project.roots import NO_ROOT_TEXT, project_root
 
-    root = find_root(str(start))
+    root = project_root(str(start), str(cwd))
     if root is None:
-        return replace(Config(source=None, root=cwd), mindspore_version_source="not inferred: no project root "
-                       f"(pyproject.toml, setup.py or .git) at or above {_folder_of(start)}")
+        return replace(Config(source=None, root=cwd), mindspore_version_source=f"not inferred: no project root for "
+                       f"{_folder_of(start)} ({NO_ROOT_TEXT})")
     return _defaults_at_root(root, str(cwd))
 
 
@@ -847,15 +840,15 @@ def _setting_text(value: Any) -> str:
 
 
 def _project_line(path: str, project: bool) -> str:
-    """The project the file is checked with (the nearest folder with pyproject.toml, setup.py or .git)."""
-    from ms_perflint.project.roots import ROOT_MARKERS, find_root  # a small module: no libcst, no YAML
+    """The project the file is checked with (the nearest folder with pyproject.toml, setup.py, setup.cfg, tox.ini or .git, else the
+    current folder when the file is in it)."""
+    from ms_perflint.project.roots import NO_ROOT_TEXT, project_root  # a small module: no libcst, no YAML
 
     if not project:
         return "Checked with its project: no (project = false): the file is checked alone"
-    root = find_root(path)
+    root = project_root(path, os.getcwd())
     if root is None:
-        return (f"Checked with its project: no folder at or above it has {', '.join(ROOT_MARKERS)}: the file is "
-                "checked alone, or with the folder named on the command line")
+        return f"Checked with its project: no ({NO_ROOT_TEXT}): the file is checked alone"
     return f"Checked with its project: {root}"
 
 

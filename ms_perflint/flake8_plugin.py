@@ -61,6 +61,7 @@ class Plugin:
 
         engine = DecisionEngine(options)
         cls.enabled_codes = tuple(code for code in rule_codes() if engine.decision_for(code) is Decision.Selected)
+        _say_what_flake8_cannot_report(options)
 
     def run(self) -> Generator[Tuple[int, int, str, type], None, None]:
         """Yield ``(line, 0-based column, "CODE message", type)`` for each finding."""
@@ -91,6 +92,29 @@ class Plugin:
                        f"{finding.code} {where}{finding.message}", type(self))
 
 
+def _say_what_flake8_cannot_report(options: Any) -> None:
+    """A code the user selected by name that only the ``ms-perflint`` command reports (MSP001: flake8 decides
+    ``# noqa`` itself, so the plugin never sees a suppression) is said once per run, on standard error.
+
+    flake8 has no channel for a plugin's notes (its log shows only with ``-v``, and a violation belongs to a
+    file): ``parse_options`` runs once in flake8's main process -- and again in each worker where workers are
+    spawned rather than forked, which stays silent.
+    """
+    named = [code.strip().upper() for option in ("select", "extend_select", "enable_extensions")
+             for code in (getattr(options, option, None) or ())]
+    if "MSP001" not in named:  # written out: run.lint (its UNUSED_NOQA) is imported only when it is named
+        return
+    import multiprocessing
+    import sys
+
+    from ms_perflint.run.lint import UNUSED_NOQA
+
+    if multiprocessing.parent_process() is None:
+        print(f"ms-perflint: {UNUSED_NOQA} (unused-noqa) is reported by the ms-perflint command only: flake8 applies "
+              f"`# noqa` itself; run `ms-perflint --select {UNUSED_NOQA} PATH` to find unused suppressions",
+              file=sys.stderr)
+
+
 def _checked_path(filename: str) -> str:
     """The absolute path checked for flake8's ``filename``; standard input (``-``/``stdin``) is ``stdin.py`` here."""
     if filename in ("-", "stdin") and not os.path.exists(filename):
@@ -113,12 +137,13 @@ _SESSIONS: List[Any] = []
 
 def _session() -> Any:
     if not _SESSIONS:
-        from ms_perflint.project.roots import find_root
+        from ms_perflint.project.roots import project_root
         from ms_perflint.run.session import Session, SessionOptions
 
-        root = find_root(os.getcwd()) or os.getcwd()
+        here = os.getcwd()
+        root = project_root(here, here) or here  # the home folder is no project, but the cache has to go somewhere
         options = SessionOptions(overrides={"apply_noqa": False}, cache_folder=os.path.join(root, ".ms_perflint_cache"),
-                                 jobs=1, fallback_roots=(os.getcwd(),))
+                                 jobs=1, working_folder=here)
         _SESSIONS.append(Session(options))
     return _SESSIONS[0]
 

@@ -48,12 +48,14 @@ class PerflintServer(LanguageServer):
         self.checked: Dict[str, Checked] = {}
 
     def start_session(self, root: Optional[str]) -> None:
-        """Keep the project indexes where the CLI keeps them, at the workspace's root."""
+        """Keep the project indexes where the CLI keeps them, at the workspace's root; the workspace is the working
+        folder (a file with no project marker above it belongs to the workspace's project, as to the CLI's run there)."""
         cache = os.path.join(root, ".ms_perflint_cache") if root else None
-        self.session = Session(SessionOptions(jobs=1, cache_folder=cache))
+        self.session = Session(SessionOptions(jobs=1, cache_folder=cache, working_folder=root))
 
-    def check(self, uri: str, text: str) -> None:
-        """Check the document's text (an unsaved buffer counts) and publish its diagnostics."""
+    def check(self, uri: str, text: str, version: Optional[int]) -> None:
+        """Check the document's text (an unsaved buffer counts) and publish its diagnostics, with the version of the
+        document they were computed for (an editor drops diagnostics of a version it has moved past)."""
         path = to_fs_path(uri)
         kind = kind_of(path) if path else None
         if path is None or kind not in CHECKED_KINDS:
@@ -69,12 +71,14 @@ class PerflintServer(LanguageServer):
         self.checked[uri] = Checked(source_text, findings, kind)
         diagnostics = [diagnostic(f, source_text) for f in findings]
         if result.error is not None:
+            # The code is the error's kind (SyntaxError, DecodeError ...), as the CLI's reports name it.
             diagnostics.append(types.Diagnostic(
                 range=types.Range(types.Position(max(result.error.line - 1, 0), 0),
                                   types.Position(max(result.error.line - 1, 0), 0)),
-                message=f"{result.error.kind}: {result.error.message}", source=SOURCE,
+                message=result.error.message, source=SOURCE, code=result.error.kind,
                 severity=types.DiagnosticSeverity.Error))
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics,
+                                                                              version=version))
 
 
 server = PerflintServer()
@@ -92,20 +96,20 @@ def initialize(ls: PerflintServer, params: types.InitializeParams) -> None:
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: PerflintServer, params: types.DidOpenTextDocumentParams) -> None:
-    ls.check(params.text_document.uri, params.text_document.text)
+    ls.check(params.text_document.uri, params.text_document.text, params.text_document.version)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: PerflintServer, params: types.DidChangeTextDocumentParams) -> None:
     document = ls.workspace.get_text_document(params.text_document.uri)
-    ls.check(params.text_document.uri, document.source)
+    ls.check(params.text_document.uri, document.source, params.text_document.version)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: PerflintServer, params: types.DidSaveTextDocumentParams) -> None:
     document = ls.workspace.get_text_document(params.text_document.uri)
     ls.session.forget()  # the disk changed: configurations and other files may have too
-    ls.check(params.text_document.uri, document.source)
+    ls.check(params.text_document.uri, document.source, document.version)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)

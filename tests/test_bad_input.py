@@ -302,3 +302,43 @@ def test_flake8_with_every_kind_of_bad_file(tmp_path):
         assert any(line.startswith(name + ":") and " E9" in line for line in reported), (name, reported)
     # flake8 falls back to latin-1 for undecodable text, so latin.py is checked, and has no finding.
     assert not any(line.startswith(("empty.py:", "latin.py:")) for line in reported), reported
+
+
+# --------------------------------------------------------------------------- the compiler's warnings about the user's code
+
+
+#: Invalid escapes ("\l") in the three places Python's compiler reads the user's code: a string literal the
+#: analysis evaluates, the module positions are read off, and a setup.py whose requirements are read.
+ESCAPES = {
+    "pyproject.toml": "[project]\nname = 'x'\n",
+    "setup.py": 'from setuptools import setup\nLOGS = "C:\\logs"\nsetup(install_requires=["mindspore==2.3.0"])\n',
+    "train.py": GOOD.replace("steps=10)", 'steps=10, directory="C:\\logs\\ckpt")'),
+}
+
+
+def test_the_compilers_warnings_about_the_users_code_never_reach_the_terminal(tmp_path: Path):
+    """``<unknown>:815: SyntaxWarning: invalid escape sequence '\\l'`` (3.12+; DeprecationWarning on 3.11, shown
+    with -W always) named no file and was not ours to print; under -W error it must not change a finding."""
+    for name, text in ESCAPES.items():
+        (tmp_path / name).write_text(text)
+    plain = run("-q", ".", cwd=tmp_path)
+    assert plain.stdout.startswith(f"train.py:{FINDING}"), plain.stdout + plain.stderr
+    for flag in ("always", "error"):
+        completed = subprocess.run([sys.executable, "-W", flag, "-m", "ms_perflint", "--no-cache", "-q", "."],
+                                   cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT)
+        assert (completed.stdout, completed.stderr) == (plain.stdout, ""), completed.stderr
+
+
+def test_checking_code_with_an_invalid_escape_warns_nothing_in_either_category(tmp_path: Path):
+    """In process, every warning recorded: SyntaxWarning (3.12+) and DeprecationWarning (3.11) alike."""
+    import warnings
+
+    from ms_perflint.run.session import Session
+
+    for name, text in ESCAPES.items():
+        (tmp_path / name).write_text(text)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        [result] = Session().check([str(tmp_path / "train.py")])
+    assert "MSP103" in [f.code for f in result.findings]
+    assert [w for w in caught if issubclass(w.category, (SyntaxWarning, DeprecationWarning))] == []

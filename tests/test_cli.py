@@ -333,9 +333,23 @@ def test_a_missing_path_does_not_stop_the_others_and_exits_2_at_the_end(tmp_path
     files(tmp_path, good__py=PROGRAM)
     completed = run_cli("good.py", "missing.py", cwd=tmp_path)
     assert completed.returncode == 2
-    assert completed.stdout.splitlines() == [f"good.py:3:14: MSP103 [*] {MESSAGE}", "Found 1 finding in 1 file.",
+    assert completed.stdout.splitlines() == [f"good.py:3:14: MSP103 [*] {MESSAGE}",
+                                             "Found 1 finding in 1 file; 1 path not found.",
                                              "[*] 1 fixable with the `--fix` option."]
     assert completed.stderr == "ms-perflint: error: missing.py: no such file or folder\n"
+
+
+@pytest.mark.parametrize("output_format", ["text", "full", "grouped"])
+def test_a_missing_path_never_says_all_checks_passed(tmp_path: Path, output_format: str):
+    files(tmp_path, clean__py=CLEAN)
+    for named in (["/nonexistent"], ["clean.py", "missing.py"]):
+        completed = run_cli("--output-format", output_format, *named, cwd=tmp_path)
+        assert completed.returncode == 2, completed.stdout + completed.stderr
+        assert "passed" not in completed.stdout, completed.stdout
+        assert completed.stdout.strip() == f"{len(named) - 1} file{'' if len(named) == 2 else 's'} checked; 1 path not found."
+        assert completed.stderr == f"ms-perflint: error: {named[-1]}: no such file or folder\n"
+    fixed = run_cli("--fix", "clean.py", "missing.py", cwd=tmp_path)
+    assert fixed.returncode == 2 and "passed" not in fixed.stdout, fixed.stdout
 
 
 def test_the_same_file_named_three_ways_is_reported_once(tmp_path: Path):
@@ -381,6 +395,35 @@ def test_an_unknown_code_on_the_command_line_is_a_usage_error(tmp_path: Path):
     completed = run_cli("--select", "MSP999", "good.py", cwd=tmp_path)
     assert (completed.returncode, completed.stdout) == (2, "")
     assert completed.stderr.startswith("ms-perflint: error: unknown rule code or prefix 'MSP999'; known codes: MSP001, MSP101")
+
+
+KNOWN = "known codes: " + ", ".join(rule.code for rule in ALL_RULES)
+
+
+@pytest.mark.parametrize("option", ["--select", "--extend-select", "--ignore", "--extend-ignore"])
+@pytest.mark.parametrize("written", ["NOPE", "MSP9", "e501", "M"])
+def test_every_unknown_code_on_the_command_line_gets_one_sentence_naming_the_real_codes(tmp_path: Path, option: str,
+                                                                                        written: str):
+    """No usage text and no list of made-up prefixes ("MSP, MSP1, MSP10, MSP103, ...") for some codes."""
+    files(tmp_path, good__py=PROGRAM)
+    for args in ([option, written, "good.py"], ["--show-settings", "good.py", option, written]):
+        completed = run_cli(*args, cwd=tmp_path)
+        assert (completed.returncode, completed.stdout) == (2, "")
+        assert completed.stderr == (f"ms-perflint: error: unknown rule code or prefix {written.upper()!r}; {KNOWN}\n")
+
+
+@pytest.mark.parametrize("name, text", [
+    ("pyproject.toml", '[tool.ms-perflint]\nselect = ["NOPE"]\n'),
+    ("pyproject.toml", '[tool.ms-perflint]\nper-file-ignores = {{ "good.py" = ["NOPE"] }}\n'),
+    ("setup.cfg", "[ms-perflint]\nextend-select = NOPE\n"),
+    ("setup.cfg", "[ms-perflint]\nper-file-ignores =\n    good.py: NOPE\n"),
+])
+def test_an_unknown_code_in_a_config_file_gets_the_same_sentence(tmp_path: Path, name: str, text: str):
+    files(tmp_path, good__py=PROGRAM, **{name.replace(".", "__"): text.replace("{{", "{").replace("}}", "}")})
+    completed = run_cli("good.py", cwd=tmp_path)
+    assert (completed.returncode, completed.stdout) == (2, "")
+    assert completed.stderr.startswith(f"ms-perflint: error: {tmp_path / name}: ")
+    assert completed.stderr.endswith(f"unknown rule code or prefix 'NOPE'; {KNOWN}\n"), completed.stderr
 
 
 def test_an_unknown_code_in_a_config_file_is_a_usage_error(tmp_path: Path):

@@ -249,7 +249,11 @@ def test_bad_config_flags_are_usage_errors_without_a_traceback(tmp_path: Path):
 
 BAD_VALUES = {
     "select as a string": ('select = "MSP103"', "select: expected a list of codes or prefixes"),
-    "a code of another tool": ('ignore = ["E501"]', "ignore: 'E501' is not an ms-perflint code or prefix"),
+    "a code of another tool": ('ignore = ["E501"]', "ignore: unknown rule code or prefix 'E501'; known codes: MSP001"),
+    "per-file codes of no rule": ('per-file-ignores = { "t.py" = ["MSP9"] }',
+                                  "per-file-ignores: 't.py': unknown rule code or prefix 'MSP9'; known codes: MSP001"),
+    "per-file codes of another tool": ('per-file-ignores = { "t.py" = ["nope"] }',
+                                       "per-file-ignores: 't.py': unknown rule code or prefix 'NOPE'; known codes: MSP001"),
     "a code of no rule": ('extend-select = ["MSP9"]', "unknown rule code or prefix 'MSP9'"),
     "a boolean as a string": ('respect-gitignore = "yes"', "respect-gitignore: expected true or false, got \"yes\""),
     "a typo": ('extend-selct = ["MSP1"]', "unknown key 'extend-selct'; did you mean 'extend-select'?"),

@@ -331,3 +331,25 @@ def test_a_file_saved_with_crlf_line_ends_is_checked_from_disk_not_as_an_unsaved
     edited = [line.replace("CheckpointConfig()", "CheckpointConfig(async_save=True)") for line in lines]
     list(flake8_plugin.Plugin(None, edited, "train.py").run())
     assert overlays == [{}, {str(tmp_path / "train.py"): "".join(edited).encode("utf-8")}]
+
+
+# --------------------------------------------------------------------------- codes only the CLI reports
+
+
+NOTE = ("ms-perflint: MSP001 (unused-noqa) is reported by the ms-perflint command only: flake8 applies `# noqa` "
+        "itself; run `ms-perflint --select MSP001 PATH` to find unused suppressions\n")
+
+
+@pytest.mark.parametrize("args", [["--select", "MSP001"], ["--extend-select", "MSP001"],
+                                  ["--select", "E9,MSP001", "-j", "2"]])
+def test_selecting_a_cli_only_code_says_so_once_per_run(tmp_path: Path, args: List[str]):
+    write(tmp_path, {"a.py": "x = 1  # noqa: MSP103\n", "b.py": "y = 2  # noqa: MSP103\n", "c.py": "z = 3\n"})
+    completed = run_flake8(*args, ".", cwd=tmp_path)
+    assert completed.stderr == NOTE, completed.stderr
+    no_traceback(completed)
+
+
+def test_no_note_when_the_cli_only_code_is_not_named(tmp_path: Path):
+    write(tmp_path, {"a.py": "x = 1  # noqa: MSP103\n"})
+    for args in (["--select", "MSP"], ["--select", "E9"]):
+        assert run_flake8(*args, ".", cwd=tmp_path).stderr == ""

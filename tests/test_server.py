@@ -7,7 +7,7 @@ import asyncio
 import os
 import sys
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import pytest
 from lsprotocol import types
@@ -47,11 +47,14 @@ class Editor:
     def __init__(self) -> None:
         self.client = LanguageClient("test-editor", "1")
         self.diagnostics: Dict[str, List[types.Diagnostic]] = {}
+        #: The document version each uri's latest diagnostics say they were computed for.
+        self.versions: Dict[str, Optional[int]] = {}
         self.published = asyncio.Event()
 
         @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
             self.diagnostics[params.uri] = params.diagnostics
+            self.versions[params.uri] = params.version
             self.published.set()
 
     async def start(self, root: Path) -> None:
@@ -62,10 +65,10 @@ class Editor:
             workspace_folders=[types.WorkspaceFolder(uri=from_fs_path(str(root)), name="project")])), TIMEOUT)
         self.client.initialized(types.InitializedParams())
 
-    async def open(self, path: Path, text: str) -> List[types.Diagnostic]:
+    async def open(self, path: Path, text: str, version: int = 1) -> List[types.Diagnostic]:
         self.published.clear()
         self.client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-            uri=from_fs_path(str(path)), language_id="python", version=1, text=text)))
+            uri=from_fs_path(str(path)), language_id="python", version=version, text=text)))
         await asyncio.wait_for(self.published.wait(), TIMEOUT)
         return self.diagnostics[from_fs_path(str(path))]
 
@@ -157,3 +160,43 @@ def test_without_pygls_the_server_command_says_how_to_install_it(tmp_path: Path)
                                timeout=TIMEOUT, stdin=subprocess.DEVNULL)
     assert completed.returncode == 2
     assert "pip install 'ms-perflint[server]'" in completed.stderr
+
+
+def test_diagnostics_carry_the_version_they_were_computed_for_and_a_syntax_error_its_code(project: Path):
+    """An editor drops diagnostics of a version it has moved past; a syntax error is coded as the CLI codes it
+    (``bad.py:2:5: SyntaxError: ...``, ``[SyntaxError]`` in pylint's format, the check name in GitLab's)."""
+    async def session() -> None:
+        editor = Editor()
+        await editor.start(project)
+        try:
+            train = project / "train.py"
+            uri = from_fs_path(str(train))
+            assert [d.code for d in await editor.open(train, TRAIN, version=7)] == ["MSP103"]
+            assert editor.versions[uri] == 7
+            [error] = await editor.change(train, "import mindspore\nx = (\n", 8)
+            assert editor.versions[uri] == 8
+            assert (error.code, error.severity, error.range.start.line) == ("SyntaxError", types.DiagnosticSeverity.Error, 1)
+            assert error.message == "'(' was never closed"
+            await editor.change(train, TRAIN, 9)
+            assert editor.versions[uri] == 9
+        finally:
+            await editor.stop()
+
+    asyncio.run(session())
+
+
+def test_a_workspace_without_a_project_marker_is_the_project(tmp_path: Path):
+    """The workspace is the working folder (docs/project.md): net.py is checked with train.py's program."""
+    (tmp_path / "net.py").write_text(NET)
+    (tmp_path / "train.py").write_text(TRAIN.replace(', amp_level="O2"', ""))
+
+    async def session() -> None:
+        editor = Editor()
+        await editor.start(tmp_path)
+        try:
+            found = await editor.open(tmp_path / "train.py", (tmp_path / "train.py").read_text())
+            assert sorted(d.code for d in found) == ["MSP101", "MSP103"]  # MSP101 needs net.py's layers
+        finally:
+            await editor.stop()
+
+    asyncio.run(session())

@@ -22,6 +22,8 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
+from ms_perflint.sources.guard import parse_quietly
+
 #: (start line, start column, end line, end column): 1-based lines, 0-based character columns.
 Span = Tuple[int, int, int, int]
 
@@ -67,7 +69,7 @@ class AstPositions:
     def pair(self, module: cst.Module) -> bool:
         """Pair the module; False when ``ast`` cannot parse the text or the trees disagree."""
         try:
-            tree = ast.parse(self.text)
+            tree = parse_quietly(self.text)
             self._body(module.body, tree.body)
             self._check_leaves()
         except (SyntaxError, ValueError, RecursionError, MemoryError, Mismatch):

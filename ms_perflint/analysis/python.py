@@ -35,6 +35,7 @@ from ms_perflint.analysis.names import Names, dotted_name
 from ms_perflint.analysis.positions import spans_of
 from ms_perflint.analysis.walker import walk
 from ms_perflint.findings import LineIndex
+from ms_perflint.sources.guard import quiet_compiler
 
 #: Packages whose calls never matter (unless the catalogue names the function): not the project's code.
 THIRD_PARTY = frozenset(
@@ -970,7 +971,8 @@ def _string(node: cst.SimpleString) -> Any:
     if "\\" not in body and "\r" not in body or "r" in prefix and "\r" not in body:
         return body
     try:
-        value = node.evaluated_value
+        with quiet_compiler():  # "\\l" is a warning of the user's code, not ours to print
+            value = node.evaluated_value
     except Exception:  # noqa: BLE001 -- an odd literal is simply not known
         return _NOT_LITERAL
     return value if isinstance(value, str) else _NOT_LITERAL

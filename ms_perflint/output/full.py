@@ -48,7 +48,7 @@ def render_full(results: Sequence[FileResult], options: ReportOptions = ReportOp
         blocks.append("\n".join([head, *_finding_snippet(source, item, options)]) + "\n")
     text = "\n".join(blocks)
     if not options.quiet:
-        text += ("\n" if blocks else "") + summary(results, options.unsafe_fixes) + "\n"
+        text += ("\n" if blocks else "") + summary(results, options.unsafe_fixes, options.missing) + "\n"
     return text
 
 

@@ -32,7 +32,7 @@ def render_grouped(results: Sequence[FileResult], options: ReportOptions = Repor
     blocks = [_group(path, items, options) for path, items in groups.items()]
     text = "\n".join(blocks)
     if not options.quiet:
-        text += ("\n" if blocks else "") + summary(results, options.unsafe_fixes) + "\n"
+        text += ("\n" if blocks else "") + summary(results, options.unsafe_fixes, options.missing) + "\n"
     return text
 
 

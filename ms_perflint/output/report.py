@@ -79,6 +79,8 @@ class ReportOptions:
     unsafe_fixes: bool = False
     #: ``--sort cost``: the costliest findings first (findings without a measured cost last).
     by_cost: bool = False
+    #: Paths named on the command line that do not exist (the summary says so instead of "All checks passed!").
+    missing: int = 0
 
 
 def write_report(
@@ -91,13 +93,14 @@ def write_report(
     color: bool = False,
     unsafe_fixes: bool = False,
     by_cost: bool = False,
+    missing: int = 0,
 ) -> None:
     """Write ``results`` to ``stream`` in ``output_format`` (a key of :data:`FORMATS`).
 
     ``show_statistics``: write :func:`statistics` instead of the findings, as text
     or (``output_format == "json"``) JSON; the CLI refuses the other formats.
     """
-    options = ReportOptions(quiet=quiet, color=color, unsafe_fixes=unsafe_fixes, by_cost=by_cost)
+    options = ReportOptions(quiet=quiet, color=color, unsafe_fixes=unsafe_fixes, by_cost=by_cost, missing=missing)
     if show_statistics:
         stream.write(render_statistics(results, output_format, options))
     else:

@@ -65,17 +65,21 @@ def _plural(count: int, word: str, plural: str = "") -> str:
     return f"{count} {word if count == 1 else plural or word + 's'}"
 
 
-def summary(results: Sequence[FileResult], unsafe_fixes: bool = False) -> str:
-    """The closing lines: findings, files with findings of those checked, errors, and what ``--fix`` would fix.
+def summary(results: Sequence[FileResult], unsafe_fixes: bool = False, missing: int = 0) -> str:
+    """The closing lines: findings, files with findings of those checked, errors, paths not found (``missing``),
+    and what ``--fix`` would fix. A run with a path that does not exist never says that all checks passed.
 
     Every result is a file checked, whatever its kind (Python, notebook, YAML config, launch script).
     """
     findings = [finding for result in results for finding in result.findings]
     errors = sum(1 for result in results if result.error is not None)
+    not_found = f"{_plural(missing, 'path')} not found" if missing else ""
     if not findings and not errors:
+        if missing:
+            return f"{_plural(len(results), 'file')} checked; {not_found}."
         return f"All checks passed! ({_plural(len(results), 'file')} checked)"
     if not findings:
-        return f"{errors} of {_plural(len(results), 'file')} could not be checked."
+        return f"{errors} of {_plural(len(results), 'file')} could not be checked" + (f"; {not_found}." if missing else ".")
     with_findings = sum(1 for result in results if result.findings)
     if with_findings == len(results):
         where = _plural(with_findings, "file")
@@ -84,6 +88,8 @@ def summary(results: Sequence[FileResult], unsafe_fixes: bool = False) -> str:
     text = f"Found {_plural(len(findings), 'finding')} in {where}"
     if errors:
         text += f"; {_plural(errors, 'file')} could not be checked"
+    if missing:
+        text += f"; {not_found}"
     text += "."
     safe = sum(1 for f in findings if f.fix is not None and f.fix.safety is FixSafety.SAFE)
     unsafe = sum(1 for f in findings if f.fix is not None and f.fix.safety is FixSafety.UNSAFE)
@@ -102,7 +108,7 @@ def render_text(results: Sequence[FileResult], options: ReportOptions = ReportOp
     """Findings and errors, a line each, then the summary (unless quiet)."""
     lines = sorted_lines(results, options.unsafe_fixes, options.color, options.by_cost)
     if not options.quiet:
-        lines.append(summary(results, options.unsafe_fixes))
+        lines.append(summary(results, options.unsafe_fixes, options.missing))
     return "".join(line + "\n" for line in lines)
 
 

@@ -69,13 +69,11 @@ def read_profiles(folders: Sequence[str]) -> Profile:
     profile = Profile()
     merged: Dict[str, OpRow] = {}
     for folder in folders:
-        if not os.path.isdir(folder):
-            profile.problems.append(f"{folder}: not a folder")
+        problem = folder_problem(folder)
+        if problem is not None:
+            profile.problems.append(problem)
             continue
-        found = list(_tables(folder))
-        if not found:
-            profile.problems.append(f"{folder}: no profile found (looked for {', '.join(g for g, _ in TABLES)})")
-        for path, unit in found:
+        for path, unit in _tables(folder):
             rows = _read_table(path, unit, profile.problems)
             if rows is None:
                 continue
@@ -84,6 +82,15 @@ def read_profiles(folders: Sequence[str]) -> Profile:
                 merged[row.name] = _merge(merged.get(row.name), row)
     profile.rows = sorted(merged.values(), key=lambda row: -row.time_us)
     return profile
+
+
+def folder_problem(folder: str) -> Optional[str]:
+    """Why ``folder`` holds no profile (it is not a folder, or no operator table is in it), or None."""
+    if not os.path.isdir(folder):
+        return f"{folder}: {'not a folder' if os.path.exists(folder) else 'no such folder'}"
+    if next(_tables(folder), None) is None:
+        return f"{folder}: no profile found (looked for {', '.join(g for g, _ in TABLES)})"
+    return None
 
 
 def _tables(folder: str) -> Iterator[Tuple[str, str]]:
@@ -109,8 +116,8 @@ def _read_table(path: str, unit: str, problems: List[str]) -> Optional[List[OpRo
             columns = {name.strip().lower(): index for index, name in enumerate(header)}
             name_at, time_at = _column(columns, NAME_COLUMNS), _column(columns, TIME_COLUMNS)
             if name_at is None or time_at is None:
-                missing = "an operator name" if name_at is None else "a time"
-                problems.append(f"{path}: no {missing} column in its header, skipped")
+                missing = "operator name" if name_at is None else "time"
+                problems.append(f"{path}: its header has no {missing} column, skipped")
                 return None
             return [row for row in (_row(cells, columns, name_at, time_at, unit) for cells in reader) if row]
     except (OSError, csv.Error) as error:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, List, Optional, Tuple
 
 from ms_perflint import catalogue as ms
+from ms_perflint.sources.guard import parse_quietly
 
 #: Read in this order; the first requirement that decides the lowest release is the one shown as the source.
 REQUIREMENT_FILES = ("requirements.txt", "pyproject.toml", "setup.py")
@@ -119,7 +120,7 @@ def _line_of(text: str, item: str) -> int:
 def _setup_py(text: str, name: str) -> List[Declared]:
     """``setup(install_requires=[...])`` string literals, also through a module-level name bound to a list."""
     try:
-        tree = ast.parse(text)
+        tree = parse_quietly(text)
     except (SyntaxError, ValueError, RecursionError):
         return []
     lists = {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)

@@ -36,8 +36,9 @@ class SessionOptions:
     jobs: int = 0
     #: Check files with their project (None: as the configuration says).
     project: Optional[bool] = None
-    #: Folders given on the command line: the project of files under one that has no project marker.
-    fallback_roots: Tuple[str, ...] = ()
+    #: The project of files under it that have no project marker above them (the current folder, the editor's
+    #: workspace); None: such files are checked alone. See :func:`~ms_perflint.project.roots.project_root`.
+    working_folder: Optional[str] = None
     #: ``progress(done, total)`` while files are analysed, ``progress(done, total, "rules")`` while the project's
     #: rules decide (the CLI's progress line).
     progress: Optional[Callable[..., None]] = None
@@ -93,19 +94,11 @@ class Session:
 
     def root_for(self, path: str) -> Optional[str]:
         """The project root ``path`` is checked with, or None for a project of that one file."""
-        from ms_perflint.project.roots import find_root
+        from ms_perflint.project.roots import project_root
 
         if path in ("", "-") or not self.settings_for(path).project:
             return None
-        root = find_root(path)
-        if root is not None:
-            return root
-        absolute = os.path.abspath(path)
-        for fallback in self.options.fallback_roots:
-            fallback = os.path.abspath(fallback)
-            if absolute == fallback or absolute.startswith(fallback.rstrip(os.sep) + os.sep):
-                return fallback
-        return None
+        return project_root(path, self.options.working_folder)
 
     def index(self, root: str):
         """The project index of ``root``, refreshed on first use in this session."""

@@ -18,7 +18,8 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from typing import Optional
+from contextlib import contextmanager
+from typing import Iterator, Optional
 
 from ms_perflint.findings import FileError
 
@@ -38,12 +39,31 @@ _NOT_BRACKET_OR_NEWLINE = re.compile(r"[^()\[\]{}\n]+")
 _OPENING = "([{"
 
 
+@contextmanager
+def quiet_compiler() -> Iterator[None]:
+    """Python's compiler run on the user's code (``ast.parse``, ``literal_eval``) says nothing.
+
+    Its warnings about that code (an invalid escape such as ``"\\l"``: SyntaxWarning on Python 3.12+,
+    DeprecationWarning before) would reach the terminal as ``<unknown>:815: ...`` with no file name, and
+    under ``-W error`` they are exceptions that would change what the file is read as.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        yield
+
+
+def parse_quietly(text: str) -> ast.Module:
+    """``ast.parse(text)`` under :func:`quiet_compiler`."""
+    with quiet_compiler():
+        return ast.parse(text)
+
+
 def nesting_error(text: str) -> Optional[FileError]:
     """Why ``text`` must not be parsed with libcst, or None when it is safe to."""
     if not _looks_deep(text):
         return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # SyntaxWarnings (invalid escapes) are not ours to print
+    with quiet_compiler():
         try:
             tree = ast.parse(text)
         except SyntaxError as error:
@@ -57,8 +77,7 @@ def nesting_error(text: str) -> Optional[FileError]:
 
 def python_syntax_error(text: str) -> Optional[FileError]:
     """Python's own account of a syntax error in ``text`` (message and position), or None if it parses."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with quiet_compiler():
         try:
             ast.parse(text)
         except SyntaxError as error:

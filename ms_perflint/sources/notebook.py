@@ -27,11 +27,11 @@ import ast
 import codecs
 import json
 import re
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ms_perflint.findings import FileError
+from ms_perflint.sources.guard import quiet_compiler
 
 #: A comment line put between cells in the virtual module; it finds the cells again after a fix.
 CELL_MARKER = "# >>> ms-perflint cell {} <<<"
@@ -200,8 +200,7 @@ def _code_cells(cells: Sequence[Any], skipped: List[str]) -> List[CodeCell]:
 
 def _python_problem(cell: CodeCell) -> Optional[str]:
     """Why the cell's code is not Python on its own (it would make the whole notebook unreadable), or None."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with quiet_compiler():
         try:
             ast.parse("".join(cell.lines))
         except SyntaxError as error:
@@ -258,8 +257,7 @@ def _is_automagic(stripped: str) -> bool:
         return False
     if (match.group(2) or "")[:1] in _PYTHON_AFTER_NAME:
         return False
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # an invalid escape in the user's line is not ours to print
+    with quiet_compiler():  # an invalid escape in the user's line is not ours to print
         try:
             ast.parse(stripped)
         except (SyntaxError, ValueError):

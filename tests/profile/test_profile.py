@@ -100,16 +100,20 @@ def test_odd_tables_are_skipped_or_read_as_far_as_they_go():
     profile = read_profiles([str(PROFILES / "variants")])
     skipped = sorted(Path(problem.split(":")[0]).name for problem in profile.problems)
     assert skipped == ["kernel_details_empty.csv", "kernel_details_no_name.csv"]
+    [no_name] = [problem for problem in profile.problems if "no_name" in problem]
+    assert no_name.endswith("kernel_details_no_name.csv: its header has no operator name column, skipped"), no_name
     assert [(row.op_type, row.time_us) for row in profile.rows] == [("MatMulV2", 15.5)]  # truncated line dropped
     assert profile.rows[0].input_shapes == () and profile.rows[0].input_dtypes == ()
 
 
 def test_a_folder_without_a_profile_says_so(tmp_path: Path):
-    profile = read_profiles([str(tmp_path), str(tmp_path / "missing")])
+    (tmp_path / "file").write_text("")
+    profile = read_profiles([str(tmp_path), str(tmp_path / "missing"), str(tmp_path / "file")])
     assert profile.rows == []
     assert profile.problems[0].endswith("no profile found (looked for cpu_op_detail_info_*.csv, "
                                         "kernel_details*.csv, op_summary_*.csv)")
-    assert profile.problems[1] == f"{tmp_path / 'missing'}: not a folder"
+    assert profile.problems[1] == f"{tmp_path / 'missing'}: no such folder"
+    assert profile.problems[2] == f"{tmp_path / 'file'}: not a folder"
 
 
 # --- mapping ------------------------------------------------------------------------------------------
@@ -205,21 +209,33 @@ def test_an_msprof_operator_on_the_ai_cpu_is_a_finding(project: Path):
         in completed.stdout
 
 
-def test_a_profile_of_another_model_and_a_folder_without_one_leave_the_static_findings(project: Path, tmp_path: Path):
+def test_a_profile_of_another_model_leaves_the_static_findings(project: Path, tmp_path: Path):
     static = run_cli("-q", ".", cwd=project)
     other = write(tmp_path / "other", {"kernel_details.csv": "Name,Type,Duration(us)\n"
                                                              "Default/network-Other/fc-Dense/MatMul-op1,MatMul,5\n"})
-    for folder, said in ((other, "no operator of the profile maps to a Cell of these files"),
-                         (tmp_path / "empty", "no profile found")):
-        folder.mkdir(exist_ok=True)
+    completed = run_cli("--profile", str(other), "-q", ".", cwd=project)
+    assert completed.returncode == static.returncode
+    assert "no operator of the profile maps to a Cell of these files" in completed.stderr
+    assert completed.stdout == static.stdout
+
+
+def test_a_profile_folder_that_holds_no_profile_is_a_usage_error(project: Path, tmp_path: Path):
+    """In CI a typo in --profile must fail the job, not turn into an ordinary run."""
+    (tmp_path / "empty").mkdir()
+    for folder, said in ((tmp_path / "empty", "no profile found (looked for cpu_op_detail_info_*.csv"),
+                         (tmp_path / "missing", "no such folder"), (project / "train.py", "not a folder")):
         completed = run_cli("--profile", str(folder), "-q", ".", cwd=project)
-        assert completed.returncode == static.returncode
-        assert said in completed.stderr
-        assert completed.stdout == static.stdout
+        assert (completed.returncode, completed.stdout) == (2, ""), completed.stdout + completed.stderr
+        assert completed.stderr == f"ms-perflint: error: --profile {folder}: {said}" + completed.stderr.split(said)[1]
+        assert completed.stderr.count("\n") == 1
 
 
 def test_profile_options_need_a_profile_and_fixing_does_not_take_one(project: Path):
     assert "need --profile" in run_cli("--top", "5", ".", cwd=project).stderr
+    by_cost = run_cli("--sort", "cost", ".", cwd=project)
+    assert (by_cost.returncode, by_cost.stdout) == (2, "")
+    assert by_cost.stderr == ("ms-perflint: error: --top, --min-share, --profile-unmapped and --sort cost need "
+                              "--profile DIR\n")
     refused = run_cli("--profile", str(PROFILES / "ascend"), "--fix", ".", cwd=project)
     assert refused.returncode == 2 and "--profile weighs findings" in refused.stderr
     assert run_cli("--profile", "x", "--min-share", "150", ".", cwd=project).returncode == 2
