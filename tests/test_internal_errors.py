@@ -47,12 +47,12 @@ FILES = {"a_train.py": PROGRAM, "b_train.py": PROGRAM, **{f"util_{i}.py": "x = 1
 #: MSP101 fails while deciding b_train.py's program only.
 BREAK_ONE_PROGRAM = """
 import ms_perflint.rules.msp101_fp32_matmul as rule
-original = rule.program_precision
+original = rule.program_precisions
 def failing(check, training, program):
     if program.entry == "b_train.py":
         raise RecursionError("maximum recursion depth exceeded")
     return original(check, training, program)
-rule.program_precision = failing
+rule.program_precisions = failing
 """
 
 ERROR = ("MSP000 internal error in MSP101 (fp32-matmul) while deciding b_train.py: RecursionError: maximum recursion "
@@ -118,14 +118,14 @@ def test_flake8_reports_a_failed_rule_once_and_the_rules_other_findings(tmp_path
 def one_program_breaks(monkeypatch):
     import ms_perflint.rules.msp101_fp32_matmul as rule
 
-    original = rule.program_precision
+    original = rule.program_precisions
 
     def failing(check, training, program):
         if program.entry == "b_train.py":
             raise RecursionError("maximum recursion depth exceeded")
         return original(check, training, program)
 
-    monkeypatch.setattr(rule, "program_precision", failing)
+    monkeypatch.setattr(rule, "program_precisions", failing)
 
 
 def test_a_session_checking_file_by_file_shows_a_failed_rule_on_one_file(tmp_path: Path, one_program_breaks):
