@@ -57,8 +57,16 @@ def test_manifest_pins_the_development_set_and_holds_models_out():
         "mindspore-lab/mindocr": "6dd7792388e25436552fada9553215453693e610",
         "mindspore-lab/mindyolo": "67288e576757aaf466f72b1786e6d72471048332",
         "mindspore-courses/applications": "a95393b9106d4e88d7cf6d6826d5f437a0acf7ce",
+        "mindspore-lab/mindaudio": "4c7b609f09211bf3c699b97ebbfcced022ffcdc9",
+        "mindspore-lab/mindface": "32970ba1e39e70043357ee5996d8393122371368",
+        "mindspore-lab/mindpose": "85b42778cd65e78f27177809e8bd493364a4e4de",
+        "mindspore-lab/mindediting": "f76f4190736d1f1311fd632b38eccf7736536b7c",
+        "mindspore-lab/mindnlp": "7dd3e355d3f383c352ee94184ce0b208ad50abd6",
+        "mindspore-lab/minddet": "5d5b8bee5db07c259be0a9bfe252baa2bb0ee331",
     }
-    assert [repo.name for repo in sets["heldout"]] == ["mindspore-ai/models"]
+    assert {repo.name: repo.commit for repo in sets["heldout"]} == {
+        "mindspore-ai/models": "eab643f51336dbf7d711f02d27e6516e5affee59",
+    }
     for repo in sets["development"] + sets["heldout"]:
         assert repo.url == f"https://github.com/{repo.name}" and repo.what
 
@@ -309,7 +317,7 @@ def test_a_missing_checkout_says_where_it_looked(tmp_path):
     assert "mindcv" not in message and "mindocr" not in message
     assert f"no checkout of mindspore-lab/mindyolo: looked for {tmp_path / 'mindspore-lab+mindyolo'} or " \
            f"{tmp_path / 'mindyolo'}" in message
-    assert message.count("no checkout of") == 3
+    assert message.count("no checkout of") == len(repos) - 2
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
