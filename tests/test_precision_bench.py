@@ -447,3 +447,108 @@ def test_the_held_out_set_is_never_written_into_the_docs(tmp_path, capsys):
 
 def test_the_linter_source_is_only_looked_up_for_a_python_module_command():
     assert bench.linter_source(["ms-perflint"]) == ""
+
+
+# --------------------------------------------------------------------------- blind draw of training programs
+
+
+def write_repo(root, files):
+    """Files ``{relative path: text}`` under ``root``; a dict text is written as a notebook of code cells."""
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, dict):
+            cells = [{"cell_type": kind, "source": source} for kind, source in text["cells"]]
+            text = json.dumps({"cells": cells})
+        path.write_text(text)
+
+
+GUARDED_TRAIN = "import mindspore as ms\n\ndef main():\n    model.train(3, ds)\n\nif __name__ == '__main__':\n    main()\n"
+
+
+@pytest.mark.parametrize("relative, text", [
+    ("train.py", GUARDED_TRAIN),
+    ("flat.py", "from mindspore import nn\nnet = Net()\nstep = nn.TrainOneStepWithLossScaleCell(net, opt)\nfor d in ds:\n    step(*d)\n"),
+    ("grad.py", "import mindspore\ngrad_fn = mindspore.value_and_grad(f, None, w)\nmain()\n"),
+    ("fit.py", "from mindspore.train import Model\nm = ms.Model(net)\nm.fit(2, ds)\nrun()\n"),
+    ("llm.py", "from mindformers import Trainer\nif __name__ == \"__main__\":\n    Trainer(config).train()\n"),
+    ("amp.py", "from mindspore import amp\nnet = amp.build_train_network(net, opt)\nloop(net)\n"),
+    ("nb.ipynb", {"cells": [("markdown", "# train"), ("code", ["import mindspore\n", "model.train(1, ds)\n"])]}),
+    ("tools/__main__.py", GUARDED_TRAIN),
+])
+def test_a_training_program_is_told_from_its_text(tmp_path, relative, text):
+    write_repo(tmp_path, {relative: text})
+    assert bench.find_programs(tmp_path) == [relative]
+
+
+@pytest.mark.parametrize("relative, text", [
+    # a library module: definitions only, or set-up calls of private and register names
+    ("lib/trainer.py", "import mindspore\ndef train(model):\n    model.train(3, ds)\n"),
+    ("lib/wrap.py", "import mindspore\nfrom mindspore import nn\nclass S(nn.TrainOneStepCell):\n    pass\n"
+                    "_register(S)\nregister_all()\n__all__.extend(['S'])\n"),
+    ("pkg/__init__.py", "import mindspore\nmodel.train(1, ds)\n"),
+    # tests, documentation, set-up files, hidden folders
+    ("tests/st/run.py", GUARDED_TRAIN),
+    ("docs/example.py", GUARDED_TRAIN),
+    ("test_train.py", GUARDED_TRAIN),
+    ("train_test.py", GUARDED_TRAIN),
+    ("setup.py", GUARDED_TRAIN),
+    (".ipynb_checkpoints/nb.py", GUARDED_TRAIN),
+    # not MindSpore code, or code that does not train
+    ("torch_train.py", "import torch\nif __name__ == '__main__':\n    model.train()\n"),
+    ("cluster.py", "import mindspore\nfrom sklearn.cluster import KMeans\nKMeans(3).fit(x)\n"),
+    ("hf.py", "import mindnlp\nfrom transformers import Trainer\nTrainer(model)\n"),
+    ("infer.py", "import mindspore\nif __name__ == '__main__':\n    model.predict(x)\n"),
+    ("nb.ipynb", {"cells": [("markdown", "import mindspore\nmodel.train(1, ds)"), ("code", "import mindspore\n")]}),
+    ("broken.ipynb", "not json"),
+])
+def test_what_is_not_a_training_program(tmp_path, relative, text):
+    write_repo(tmp_path, {relative: text})
+    assert bench.find_programs(tmp_path) == []
+
+
+def test_the_draw_is_seeded_uniform_over_all_programs_and_sorted():
+    programs = {"o/b": [f"b{i}.py" for i in range(30)], "o/a": [f"a{i}.py" for i in range(10)]}
+    first = bench.draw_programs(programs, 8, seed=5)
+    assert first == bench.draw_programs(programs, 8, seed=5)
+    assert first != bench.draw_programs(programs, 8, seed=6)
+    assert len(set(first)) == 8 and [repo for repo, _ in first] == sorted((r for r, _ in first), reverse=True)
+    pool = sorted((repo, path) for repo, paths in programs.items() for path in paths)
+    assert set(first) == set(random.Random("draw:5").sample(pool, 8))  # the documented draw
+    assert len(bench.draw_programs(programs, 100, seed=5)) == 40
+    # uniform over programs, not over repositories: o/b holds 3/4 of them
+    hits = sum(repo == "o/b" for seed in range(200) for repo, _ in bench.draw_programs(programs, 4, seed))
+    assert 0.68 < hits / 800 < 0.82
+
+
+def test_the_draw_writes_a_toml_template_to_judge(tmp_path, monkeypatch):
+    checkouts = tmp_path / "co"
+    write_repo(checkouts / "o+a", {"train.py": GUARDED_TRAIN, "lib.py": "import mindspore\n"})
+    write_repo(checkouts / "b", {"x/run.py": GUARDED_TRAIN, "x/nb.ipynb": {"cells": [("code", GUARDED_TRAIN)]}})
+    manifest = tmp_path / "manifest.toml"
+    manifest.write_text("".join(
+        f'[[development]]\nname = "o/{n}"\nurl = "u"\ncommit = "{c * 40}"\nwhat = "w"\n' for n, c in (("a", "a"), ("b", "b"))
+    ))
+    monkeypatch.setattr(bench, "linter_rules", lambda command: [bench.Rule("MSP101", "x"), bench.Rule("MSP103", "y")])
+    out = tmp_path / "audits" / "t.toml"
+    argv = ["draw", "--checkouts", str(checkouts), "--count", "2", "--seed", "3", "--out", str(out),
+            "--manifest", str(manifest)]
+    assert bench.main(argv) == 0
+    text = out.read_text()
+    assert re.search(r"#   o/a\s+\d / 1\n#   o/b\s+\d / 2\n", text)
+    data = bench.load_toml(out)
+    assert (data["set"], data["seed"], data["count"]) == ("development", 3, 2)
+    assert len(data["program"]) == 2
+    for program in data["program"]:
+        assert program["commit"] == ("a" if program["repo"] == "o/a" else "b") * 40
+        assert (program["device"], program["files"], program["notes"]) == ("", [], "")
+        assert program["judged"] == ["MSP101", "MSP103"]
+        assert "problem" not in program  # the example is a comment
+    assert {(p["repo"], p["entry"]) for p in data["program"]} <= {("o/a", "train.py"), ("o/b", "x/run.py"),
+                                                                     ("o/b", "x/nb.ipynb")}
+    # uncommenting the example gives a problem of the last program
+    example = re.sub(r"(?m)^# (\[\[program\.problem\]\]|code|path|line|why) ", r"\1 ", text)
+    assert bench.tomllib.loads(example)["program"][-1]["problem"][0]["code"] == "MSP103"
+    # a template is never overwritten by accident: it may hold judgements
+    assert bench.main(argv) == 2
+    assert bench.main([*argv, "--force"]) == 0

@@ -16,6 +16,7 @@ Standard library only (plus the linter it runs). See README.md beside this file.
 from __future__ import annotations
 
 import argparse
+import ast
 import datetime
 import hashlib
 import json
@@ -903,6 +904,238 @@ def github_url(finding: Finding, commit: str) -> str:
     return f"https://github.com/{finding.repo}/blob/{commit}/{finding.path}{anchor}"
 
 
+# --------------------------------------------------------------------------- blind draw of training programs
+#
+# A *training program* is decided here from the file's text alone, with a small test of
+# its own, so that recall is measured independently of the linter's notion of a program:
+#
+# 1. an entry: a ``.ipynb`` notebook, or a ``.py`` file with an ``if __name__ == "__main__":``
+#    block or module-level code (a top-level loop or ``with``, or a call statement; calls of
+#    private names and of ``register*`` are library set-up, not code that runs a program);
+# 2. MindSpore code: it imports a package whose name starts with ``mind`` (mindspore,
+#    mindformers, mindnlp, mindtorch, mindcv, ...); a plain PyTorch copy is not one;
+# 3. it trains: its code holds one of TRAINING_MARKERS;
+# 4. it is not a test, documentation or a setup file (EXCLUDED_DIRS, EXCLUDED_FILES,
+#    ``test_*.py``, ``*_test.py``); hidden folders are skipped.
+#
+# Only the code cells of a notebook count.
+
+TRAINING_MARKERS = {
+    ".train(": re.compile(r"\.train\("),  # Model.train(...), trainer.train(), a torch-style model.train()
+    ".fit( on a Model": re.compile(r"\.fit\((?s:.*)(?<!\w)Model\(|(?<!\w)Model\((?s:.*)\.fit\("),
+    "TrainOneStepCell": re.compile(r"TrainOneStep\w*Cell"),  # and ...WithLossScaleCell
+    "value_and_grad": re.compile(r"\bvalue_and_grad\b"),
+    "run_mindformer": re.compile(r"\brun_mindformer\b"),
+    "mindformers Trainer(": re.compile(r"\bmindformers\b(?s:.*)(?<!\w)Trainer\(|(?<!\w)Trainer\((?s:.*)\bmindformers\b"),
+    "build_train_network": re.compile(r"\bbuild_train_network\b"),
+}
+EXCLUDED_DIRS = {"test", "tests", "testing", "unittest", "unittests", "doc", "docs", "__pycache__"}
+EXCLUDED_FILES = {"setup.py", "conftest.py", "conf.py", "__init__.py"}
+MIND_IMPORT = re.compile(r"^[ \t]*(?:import|from)[ \t]+mind\w*", re.M)
+MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*(['\"])__main__\1\s*:", re.M)
+MAIN_GUARD_REVERSED = re.compile(r"^if\s+(['\"])__main__\1\s*==\s*__name__\s*:", re.M)
+
+
+def training_markers(code: str) -> List[str]:
+    """The TRAINING_MARKERS found in ``code`` (the names, in the table's order)."""
+    return [name for name, pattern in TRAINING_MARKERS.items() if pattern.search(code)]
+
+
+def notebook_code(text: str) -> Optional[str]:
+    """The code cells of a notebook joined by blank lines; None when it is not a notebook."""
+    try:
+        cells = json.loads(text).get("cells")
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(cells, list):
+        return None
+    parts = []
+    for cell in cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source")
+        if isinstance(source, list):
+            source = "".join(part for part in source if isinstance(part, str))
+        if isinstance(source, str):
+            parts.append(source)
+    return "\n\n".join(parts)
+
+
+def has_entry_code(code: str) -> bool:
+    """A ``__main__`` block, or module-level code that runs something (see the section's comment)."""
+    if MAIN_GUARD.search(code) or MAIN_GUARD_REVERSED.search(code):
+        return True
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False  # nothing can be told about code that does not parse
+    return any(_runs_something(statement) for statement in tree.body)
+
+
+def _runs_something(statement: ast.stmt) -> bool:
+    if isinstance(statement, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
+        return True
+    if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
+        return False
+    func = statement.value.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    target = func.value if isinstance(func, ast.Attribute) else None
+    if isinstance(target, ast.Name) and target.id == "__all__":
+        return False  # __all__.extend(...)
+    return not (name.startswith("_") or "register" in name.lower())
+
+
+def is_excluded(relative: str) -> bool:
+    """A test, documentation or setup file, or one under a hidden folder (``relative`` uses forward slashes)."""
+    *folders, name = relative.split("/")
+    if any(folder.startswith(".") or folder.lower() in EXCLUDED_DIRS for folder in folders):
+        return True
+    stem = name.rsplit(".", 1)[0]
+    return name in EXCLUDED_FILES or stem.startswith("test_") or stem.endswith("_test")
+
+
+def program_markers(relative: str, text: str) -> List[str]:
+    """The training markers of ``relative`` when it is a training program by the test above, else []."""
+    if is_excluded(relative):
+        return []
+    if relative.endswith(".ipynb"):
+        code = notebook_code(text)
+        if code is None:
+            return []
+    elif relative.endswith(".py"):
+        code = text
+        if not has_entry_code(code):
+            return []
+    else:
+        return []
+    if not MIND_IMPORT.search(code):
+        return []
+    return training_markers(code)
+
+
+def find_programs(root: Path) -> List[str]:
+    """The training programs under ``root``: paths relative to it (forward slashes), sorted."""
+    found = []
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = sorted(s for s in subfolders if not s.startswith(".") and s.lower() not in EXCLUDED_DIRS)
+        for name in files:
+            if not name.endswith((".py", ".ipynb")):
+                continue
+            file = Path(folder) / name
+            relative = file.relative_to(root).as_posix()
+            try:
+                text = file.read_bytes().decode("utf-8-sig", errors="replace")
+            except OSError:
+                continue
+            if program_markers(relative, text):
+                found.append(relative)
+    return sorted(found)
+
+
+def draw_programs(programs: Dict[str, List[str]], count: int, seed: int) -> List[Tuple[str, str]]:
+    """``count`` (repo, path) pairs drawn uniformly from all programs with ``Random(f"draw:{seed}")``.
+
+    The pool is sorted first, so the draw depends only on the programs and the seed;
+    the result is sorted by repository (in ``programs``' order) and path.
+    """
+    pool = sorted((repo, path) for repo, paths in programs.items() for path in paths)
+    chosen = pool if count >= len(pool) else random.Random(f"draw:{seed}").sample(pool, count)
+    order = {repo: index for index, repo in enumerate(programs)}
+    return sorted(chosen, key=lambda pair: (order[pair[0]], pair[1]))
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule the auditor may judge: its code and name."""
+
+    code: str
+    name: str
+
+
+def linter_rules(command: Sequence[str]) -> List[Rule]:
+    """The default-selected rules, from ``<command> --list-rules json``."""
+    done = _run_linter([*command, "--list-rules", "json"], cwd=None, what="--list-rules", timeout=120)
+    try:
+        entries = json.loads(done.stdout)
+        return [Rule(e["code"], e["name"]) for e in entries if e.get("default")]
+    except (ValueError, TypeError, KeyError, AttributeError):
+        raise BenchError("`--list-rules json` did not print a JSON list of rules") from None
+
+
+def audit_template(
+    drawn: Sequence[Tuple[str, str]], commits: Dict[str, str], programs: Dict[str, List[str]],
+    rules: Sequence[Rule], set_name: str, seed: int, count: int, date: str,
+) -> str:
+    """The judgement template of a draw: a header, then one ``[[program]]`` table per drawn program."""
+    drawn_per_repo = {repo: 0 for repo in programs}
+    for repo, _ in drawn:
+        drawn_per_repo[repo] += 1
+    total = sum(len(paths) for paths in programs.values())
+    width = max(len(repo) for repo in programs)
+    out = [
+        f"# Blind audit of {set_name}-set training programs (bench/precision/audits/README.md).",
+        f"# Drawn {date}: {len(drawn)} of {total} programs, seed {seed}, with",
+        f"#   python bench/precision/run.py draw --checkouts DIR --set {set_name} --count {count} --seed {seed}",
+        "# Judge each program from its code with shared/RULES.md in hand, and commit the judgements",
+        "# BEFORE looking at the linter's output for these programs.",
+        "#",
+        "# programs per repository (drawn / all):",
+        *(f"#   {repo:<{width}}  {drawn_per_repo[repo]:>3} / {len(paths)}" for repo, paths in programs.items()),
+        "#",
+        "# rules:",
+        *(f"#   {rule.code} {rule.name}" for rule in rules),
+        "",
+        f"set = {toml_string(set_name)}",
+        f"seed = {seed}",
+        f"count = {count}",
+        f"drawn = {toml_string(date)}",
+    ]
+    judged = "[" + ", ".join(toml_string(rule.code) for rule in rules) + "]"
+    for repo, path in drawn:
+        out += [
+            "",
+            "[[program]]",
+            f"repo = {toml_string(repo)}",
+            f"commit = {toml_string(commits[repo])}",
+            f"entry = {toml_string(path)}",
+            'device = ""  # the device the default run targets, as you read it: "Ascend", "GPU", "CPU"',
+            "files = []  # the other files read as part of the program (paths in the repo); the entry always counts",
+            f"judged = {judged}  # the rules you considered; drop a rule you did not judge",
+            'notes = ""',
+            "# [[program.problem]]   # one per problem a performance engineer would change, per rule",
+            '# code = "MSP103"',
+            f"# path = {toml_string(path)}  # where the finding should be reported (the user's line)",
+            "# line = 120",
+            '# why = "every-epoch synchronous save of a 25 M-parameter ResNet over 90 epochs"',
+        ]
+    return "\n".join(out) + "\n"
+
+
+def command_draw(args: argparse.Namespace) -> int:
+    """Find the training programs of the set, draw ``--count`` of them and write the judgement template."""
+    if not args.checkouts:
+        raise BenchError("draw needs --checkouts DIR (the checkouts the auditors will read)")
+    if args.out.exists() and not args.force:
+        raise BenchError(f"{args.out} exists: it may hold judgements; pass --force to overwrite it")
+    repos = load_manifest(args.manifest)[args.set]
+    checkouts = find_checkouts(repos, Path(args.checkouts))
+    programs = {checkout.repo.name: find_programs(checkout.path) for checkout in checkouts}
+    if not any(programs.values()):
+        raise BenchError(f"no training programs found in the {args.set} set")
+    command = parse_command(args.linter_command) if args.linter_command else default_linter_command()
+    drawn = draw_programs(programs, args.count, args.seed)
+    commits = {c.repo.name: c.commit or c.repo.commit for c in checkouts}
+    date = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    text = audit_template(drawn, commits, programs, linter_rules(command), args.set, args.seed, args.count, date)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text, encoding="utf-8")
+    total = sum(len(paths) for paths in programs.values())
+    print(f"{len(drawn)} of {total} training programs drawn (seed {args.seed}); template written to {_display(args.out)}")
+    for repo, path in drawn:
+        print(f"  {repo}  {path}")
+    return 0
+
+
 # --------------------------------------------------------------------------- docs
 
 
@@ -1101,7 +1334,7 @@ def _progress(message: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command line: ``run``, ``show`` and ``score``."""
+    """The command line: ``run``, ``show``, ``score`` and ``draw``."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--set", choices=SETS, default="development",
                         help="which repositories (default: development; heldout only when asked)")
@@ -1143,6 +1376,19 @@ def build_parser() -> argparse.ArgumentParser:
                              help="source lines before and after (default: 8)")
     show_parser.add_argument("--limit", type=int, default=0, metavar="N", help="print at most N findings")
     commands.add_parser("score", parents=[common, scoring], help="score the saved findings again (no re-lint)")
+    draw = commands.add_parser("draw", help="draw training programs at random and write a blind-audit template")
+    draw.add_argument("--checkouts", metavar="DIR", required=True,
+                      help="folder with one checkout per repository (owner+repo or repo)")
+    draw.add_argument("--count", type=_positive, required=True, metavar="N", help="programs to draw")
+    draw.add_argument("--seed", type=int, required=True, metavar="S", help="the draw's seed")
+    draw.add_argument("--set", choices=SETS, default="development",
+                      help="which repositories (default: development)")
+    draw.add_argument("--out", type=Path, required=True, metavar="FILE",
+                      help="the template to write, e.g. bench/precision/audits/tune-1.toml")
+    draw.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    draw.add_argument("--linter-command", metavar="CMD",
+                      help='command prefix of the linter, asked only for its rule list (default: "python -m ms_perflint")')
+    draw.add_argument("--manifest", type=Path, default=MANIFEST, help=argparse.SUPPRESS)
     return parser
 
 
@@ -1162,9 +1408,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")  # source lines may hold characters the terminal cannot show
     args = build_parser().parse_args(argv)
-    args.labels = args.labels or labels_file(args.set)
-    args.results = args.results or results_file(args.set)
     try:
+        if args.command == "draw":
+            return command_draw(args)
+        args.labels = args.labels or labels_file(args.set)
+        args.results = args.results or results_file(args.set)
         return _dispatch(args)
     except BenchError as error:
         lines = str(error).splitlines()
