@@ -9,6 +9,8 @@ projects); a seeded random sample of each rule's findings is labelled by hand in
     python bench/precision/run.py run --checkouts DIR     # lint, sample, score, save findings
     python bench/precision/run.py show                    # unlabelled sampled findings, with code and a label stub
     python bench/precision/run.py score --write-docs      # re-score the saved findings, rewrite docs/precision.md
+    python bench/precision/run.py smoke --checkouts DIR   # lint each repository at its root; exit 1 on an internal error
+    python bench/precision/run.py compare audits/NAME.toml --checkouts DIR   # a judged blind draw: recall, precision
 
 Standard library only (plus the linter it runs). See README.md beside this file.
 """
@@ -16,6 +18,7 @@ Standard library only (plus the linter it runs). See README.md beside this file.
 from __future__ import annotations
 
 import argparse
+import ast
 import datetime
 import hashlib
 import json
@@ -49,6 +52,7 @@ SETS = ("development", "heldout")
 VERDICTS = ("act", "wrong", "not-worth")
 DOCS_START = "<!-- precision:start -->"
 DOCS_END = "<!-- precision:end -->"
+INTERNAL_ERROR = "MSP000"  # the linter's code for a rule that failed
 COMMIT_RE = re.compile(r"[0-9a-f]{40}")
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*")
 LABEL_KEYS = {"fingerprint", "verdict", "why", "repo", "path", "cell", "code", "line"}
@@ -289,6 +293,10 @@ class SourceFiles:
         lines = self.lines(file, cell)
         return lines[row - 1] if 1 <= row <= len(lines) else ""
 
+    def text(self, file: Path) -> str:
+        """The whole text of ``file``; "" when it cannot be read."""
+        return self._text(file)
+
     def _text(self, file: Path) -> str:
         if file not in self._texts:
             try:
@@ -339,13 +347,22 @@ class NotChecked:
     message: str
 
 
-def parse_linter_output(
-    text: str, repo: str, checkout: Path
-) -> Tuple[List[Finding], List[NotChecked], int]:
-    """Findings, files not checked and the number of malformed entries in the linter's JSON output.
+@dataclass
+class LintOutput:
+    """What the linter printed for one repository, sorted out."""
+
+    findings: List[Finding]
+    not_checked: List[NotChecked]
+    internal_errors: List[NotChecked]  # MSP000: a rule failed, its findings are missing
+    malformed: int
+
+
+def parse_linter_output(text: str, repo: str, checkout: Path) -> LintOutput:
+    """Findings, files not checked, internal errors and the number of malformed entries in the linter's JSON.
 
     Unknown keys are ignored and optional ones (``cell``, ``fix``, column) may be missing; an
-    MSP entry without a file name or a row is malformed and only counted.
+    MSP entry without a file name or a row is malformed and only counted. An ``MSP000`` entry
+    is an internal error of the linter (a rule failed), never a finding.
     """
     try:
         entries = json.loads(text)
@@ -356,7 +373,7 @@ def parse_linter_output(
         ) from None
     if not isinstance(entries, list):
         raise BenchError(f"the linter's output for {repo} is not a JSON list of findings")
-    findings, not_checked, malformed = [], [], 0
+    findings, not_checked, internal, malformed = [], [], [], 0
     for entry in entries:
         if not isinstance(entry, dict) or not isinstance(entry.get("filename"), str):
             malformed += 1
@@ -367,12 +384,15 @@ def parse_linter_output(
             kind = entry.get("name") if isinstance(entry.get("name"), str) else str(code)
             not_checked.append(NotChecked(repo, path, kind, str(entry.get("message", ""))))
             continue
+        if code == INTERNAL_ERROR:
+            internal.append(NotChecked(repo, path, code, str(entry.get("message", ""))))
+            continue
         finding = _finding(entry, repo, path, code)
         if finding is None:
             malformed += 1
         else:
             findings.append(finding)
-    return findings, not_checked, malformed
+    return LintOutput(findings, not_checked, internal, malformed)
 
 
 def _finding(entry: Dict[str, Any], repo: str, path: str, code: str) -> Optional[Finding]:
@@ -497,11 +517,18 @@ def linter_source(command: Sequence[str]) -> str:
     return head[:12] + (" with uncommitted changes" if dirty else "")
 
 
-def lint(checkout: Checkout, command: Sequence[str], timeout: float) -> Tuple[List[Finding], List[NotChecked], int]:
+def lint(checkout: Checkout, command: Sequence[str], timeout: float) -> LintOutput:
     """Run the linter on one checkout as its own project; parse what it prints."""
     args = [*command, "--output-format", "json", "--no-cache", "--exit-zero", "-j2", os.path.abspath(checkout.path)]
     done = _run_linter(args, cwd=checkout.path, what=checkout.repo.name, timeout=timeout)
     return parse_linter_output(done.stdout, checkout.repo.name, checkout.path)
+
+
+def count_files(checkout: Checkout, command: Sequence[str], timeout: float) -> int:
+    """How many files the linter checks in the checkout (``--show-files``)."""
+    args = [*command, "--show-files", os.path.abspath(checkout.path)]
+    done = _run_linter(args, cwd=checkout.path, what=f"{checkout.repo.name} (--show-files)", timeout=timeout)
+    return sum(1 for line in done.stdout.splitlines() if line.strip())
 
 
 def _run_linter(args: Sequence[str], cwd: Optional[Path], what: str, timeout: float) -> subprocess.CompletedProcess:
@@ -536,6 +563,9 @@ class RunResult:
     findings: List[Finding]
     not_checked: List[NotChecked] = field(default_factory=list)
     malformed: int = 0
+    internal_errors: List[NotChecked] = field(default_factory=list)  # MSP000 entries: a rule failed
+    seconds: Dict[str, float] = field(default_factory=dict)  # the lint's wall time per repository
+    files: Dict[str, int] = field(default_factory=dict)  # files the linter checks per repository
 
 
 def results_file(set_name: str) -> Path:
@@ -556,6 +586,7 @@ def load_results(path: Path, set_name: str) -> RunResult:
         result = RunResult(**data)
         result.findings = [Finding(**f) for f in data["findings"]]
         result.not_checked = [NotChecked(**n) for n in data["not_checked"]]
+        result.internal_errors = [NotChecked(**n) for n in data.get("internal_errors", [])]
     except FileNotFoundError:
         raise BenchError(f"{path}: no saved findings; run `run.py run --set {set_name}` first") from None
     except (OSError, ValueError, TypeError, KeyError) as error:
@@ -787,6 +818,9 @@ def report(
         split_rows = [[s.code, *(s.per_repo.get(name, 0) for name in names)] for s in scores]
         out.append(text_table(["rule", *names.values()], split_rows))
     out += ["", _not_checked_line(result)]
+    if result.internal_errors:
+        out.append(f"Internal errors (MSP000, a rule failed): {len(result.internal_errors)}"
+                   f"{_per_repo(result.internal_errors)}")
     if result.malformed:
         out.append(f"Malformed linter entries skipped (no file name or row): {result.malformed}")
     unverified = [repo["name"] for repo in result.repos if not repo["checkout_commit"]]
@@ -901,6 +935,918 @@ def github_url(finding: Finding, commit: str) -> str:
         return ""
     anchor = "" if finding.cell is not None else f"#L{finding.row}"
     return f"https://github.com/{finding.repo}/blob/{commit}/{finding.path}{anchor}"
+
+
+# --------------------------------------------------------------------------- blind draw of training programs
+#
+# A *training program* is decided here from the file's text alone, with a small test of
+# its own, so that recall is measured independently of the linter's notion of a program:
+#
+# 1. an entry: a ``.ipynb`` notebook, or a ``.py`` file with an ``if __name__ == "__main__":``
+#    block or module-level code (a top-level loop or ``with``, or a call statement; calls of
+#    private names and of ``register*`` are library set-up, not code that runs a program);
+# 2. MindSpore code: it imports a package whose name starts with ``mind`` (mindspore,
+#    mindformers, mindnlp, mindtorch, mindcv, ...); a plain PyTorch copy is not one;
+# 3. it trains: its code holds one of TRAINING_MARKERS;
+# 4. it is not a test, documentation or a setup file (EXCLUDED_DIRS, EXCLUDED_FILES,
+#    ``test_*.py``, ``*_test.py``); hidden folders are skipped.
+#
+# Only the code cells of a notebook count.
+
+TRAINING_MARKERS = {
+    ".train(": re.compile(r"\.train\("),  # Model.train(...), trainer.train(), a torch-style model.train()
+    ".fit( on a Model": re.compile(r"\.fit\((?s:.*)(?<!\w)Model\(|(?<!\w)Model\((?s:.*)\.fit\("),
+    "TrainOneStepCell": re.compile(r"TrainOneStep\w*Cell"),  # and ...WithLossScaleCell
+    "value_and_grad": re.compile(r"\bvalue_and_grad\b"),
+    "run_mindformer": re.compile(r"\brun_mindformer\b"),
+    "mindformers Trainer(": re.compile(r"\bmindformers\b(?s:.*)(?<!\w)Trainer\(|(?<!\w)Trainer\((?s:.*)\bmindformers\b"),
+    "build_train_network": re.compile(r"\bbuild_train_network\b"),
+}
+EXCLUDED_DIRS = {"test", "tests", "testing", "unittest", "unittests", "doc", "docs", "__pycache__"}
+EXCLUDED_FILES = {"setup.py", "conftest.py", "conf.py", "__init__.py"}
+MIND_IMPORT = re.compile(r"^[ \t]*(?:import|from)[ \t]+mind\w*", re.M)
+MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*(['\"])__main__\1\s*:", re.M)
+MAIN_GUARD_REVERSED = re.compile(r"^if\s+(['\"])__main__\1\s*==\s*__name__\s*:", re.M)
+
+
+def training_markers(code: str) -> List[str]:
+    """The TRAINING_MARKERS found in ``code`` (the names, in the table's order)."""
+    return [name for name, pattern in TRAINING_MARKERS.items() if pattern.search(code)]
+
+
+def notebook_code(text: str) -> Optional[str]:
+    """The code cells of a notebook joined by blank lines; None when it is not a notebook."""
+    try:
+        cells = json.loads(text).get("cells")
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(cells, list):
+        return None
+    parts = []
+    for cell in cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source")
+        if isinstance(source, list):
+            source = "".join(part for part in source if isinstance(part, str))
+        if isinstance(source, str):
+            parts.append(source)
+    return "\n\n".join(parts)
+
+
+def has_entry_code(code: str) -> bool:
+    """A ``__main__`` block, or module-level code that runs something (see the section's comment)."""
+    if MAIN_GUARD.search(code) or MAIN_GUARD_REVERSED.search(code):
+        return True
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False  # nothing can be told about code that does not parse
+    return any(_runs_something(statement) for statement in tree.body)
+
+
+def _runs_something(statement: ast.stmt) -> bool:
+    if isinstance(statement, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
+        return True
+    if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
+        return False
+    func = statement.value.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    target = func.value if isinstance(func, ast.Attribute) else None
+    if isinstance(target, ast.Name) and target.id == "__all__":
+        return False  # __all__.extend(...)
+    return not (name.startswith("_") or "register" in name.lower())
+
+
+def is_excluded(relative: str) -> bool:
+    """A test, documentation or setup file, or one under a hidden folder (``relative`` uses forward slashes)."""
+    *folders, name = relative.split("/")
+    if any(folder.startswith(".") or folder.lower() in EXCLUDED_DIRS for folder in folders):
+        return True
+    stem = name.rsplit(".", 1)[0]
+    return name in EXCLUDED_FILES or stem.startswith("test_") or stem.endswith("_test")
+
+
+def program_markers(relative: str, text: str) -> List[str]:
+    """The training markers of ``relative`` when it is a training program by the test above, else []."""
+    if is_excluded(relative):
+        return []
+    if relative.endswith(".ipynb"):
+        code = notebook_code(text)
+        if code is None:
+            return []
+    elif relative.endswith(".py"):
+        code = text
+        if not has_entry_code(code):
+            return []
+    else:
+        return []
+    if not MIND_IMPORT.search(code):
+        return []
+    return training_markers(code)
+
+
+def find_programs(root: Path) -> List[str]:
+    """The training programs under ``root``: paths relative to it (forward slashes), sorted."""
+    found = []
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = sorted(s for s in subfolders if not s.startswith(".") and s.lower() not in EXCLUDED_DIRS)
+        for name in files:
+            if not name.endswith((".py", ".ipynb")):
+                continue
+            file = Path(folder) / name
+            relative = file.relative_to(root).as_posix()
+            try:
+                text = file.read_bytes().decode("utf-8-sig", errors="replace")
+            except OSError:
+                continue
+            if program_markers(relative, text):
+                found.append(relative)
+    return sorted(found)
+
+
+def draw_programs(programs: Dict[str, List[str]], count: int, seed: int) -> List[Tuple[str, str]]:
+    """``count`` (repo, path) pairs drawn uniformly from all programs with ``Random(f"draw:{seed}")``.
+
+    The pool is sorted first, so the draw depends only on the programs and the seed;
+    the result is sorted by repository (in ``programs``' order) and path.
+    """
+    pool = sorted((repo, path) for repo, paths in programs.items() for path in paths)
+    chosen = pool if count >= len(pool) else random.Random(f"draw:{seed}").sample(pool, count)
+    order = {repo: index for index, repo in enumerate(programs)}
+    return sorted(chosen, key=lambda pair: (order[pair[0]], pair[1]))
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule the auditor may judge: its code and name."""
+
+    code: str
+    name: str
+
+
+def linter_rules(command: Sequence[str]) -> List[Rule]:
+    """The default-selected rules, from ``<command> --list-rules json``."""
+    done = _run_linter([*command, "--list-rules", "json"], cwd=None, what="--list-rules", timeout=120)
+    try:
+        entries = json.loads(done.stdout)
+        return [Rule(e["code"], e["name"]) for e in entries if e.get("default")]
+    except (ValueError, TypeError, KeyError, AttributeError):
+        raise BenchError("`--list-rules json` did not print a JSON list of rules") from None
+
+
+def audit_template(
+    drawn: Sequence[Tuple[str, str]], commits: Dict[str, str], programs: Dict[str, List[str]],
+    rules: Sequence[Rule], set_name: str, seed: int, count: int, date: str,
+) -> str:
+    """The judgement template of a draw: a header, then one ``[[program]]`` table per drawn program."""
+    drawn_per_repo = {repo: 0 for repo in programs}
+    for repo, _ in drawn:
+        drawn_per_repo[repo] += 1
+    total = sum(len(paths) for paths in programs.values())
+    width = max(len(repo) for repo in programs)
+    out = [
+        f"# Blind audit of {set_name}-set training programs (bench/precision/audits/README.md).",
+        f"# Drawn {date}: {len(drawn)} of {total} programs, seed {seed}, with",
+        f"#   python bench/precision/run.py draw --checkouts DIR --set {set_name} --count {count} --seed {seed}",
+        "# Judge each program from its code with shared/RULES.md in hand, and commit the judgements",
+        "# BEFORE looking at the linter's output for these programs.",
+        "#",
+        "# programs per repository (drawn / all):",
+        *(f"#   {repo:<{width}}  {drawn_per_repo[repo]:>3} / {len(paths)}" for repo, paths in programs.items()),
+        "#",
+        "# rules:",
+        *(f"#   {rule.code} {rule.name}" for rule in rules),
+        "",
+        f"set = {toml_string(set_name)}",
+        f"seed = {seed}",
+        f"count = {count}",
+        f"drawn = {toml_string(date)}",
+    ]
+    judged = "[" + ", ".join(toml_string(rule.code) for rule in rules) + "]"
+    for repo, path in drawn:
+        out += [
+            "",
+            "[[program]]",
+            f"repo = {toml_string(repo)}",
+            f"commit = {toml_string(commits[repo])}",
+            f"entry = {toml_string(path)}",
+            'device = ""  # the device the default run targets, as you read it: "Ascend", "GPU", "CPU"',
+            "files = []  # the other files read as part of the program (paths in the repo); the entry always counts",
+            f"judged = {judged}  # the rules you considered; drop a rule you did not judge",
+            'notes = ""',
+            "# [[program.problem]]   # one per problem a performance engineer would change, per rule",
+            '# code = "MSP103"',
+            f"# path = {toml_string(path)}  # where the finding should be reported (the user's line)",
+            "# line = 120",
+            '# why = "every-epoch synchronous save of a 25 M-parameter ResNet over 90 epochs"',
+        ]
+    return "\n".join(out) + "\n"
+
+
+def command_draw(args: argparse.Namespace) -> int:
+    """Find the training programs of the set, draw ``--count`` of them and write the judgement template."""
+    if not args.checkouts:
+        raise BenchError("draw needs --checkouts DIR (the checkouts the auditors will read)")
+    if args.out.exists() and not args.force:
+        raise BenchError(f"{args.out} exists: it may hold judgements; pass --force to overwrite it")
+    repos = load_manifest(args.manifest)[args.set]
+    checkouts = find_checkouts(repos, Path(args.checkouts))
+    programs = {checkout.repo.name: find_programs(checkout.path) for checkout in checkouts}
+    if not any(programs.values()):
+        raise BenchError(f"no training programs found in the {args.set} set")
+    command = parse_command(args.linter_command) if args.linter_command else default_linter_command()
+    drawn = draw_programs(programs, args.count, args.seed)
+    commits = {c.repo.name: c.commit or c.repo.commit for c in checkouts}
+    date = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    text = audit_template(drawn, commits, programs, linter_rules(command), args.set, args.seed, args.count, date)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text, encoding="utf-8")
+    total = sum(len(paths) for paths in programs.values())
+    print(f"{len(drawn)} of {total} training programs drawn (seed {args.seed}); template written to {_display(args.out)}")
+    for repo, path in drawn:
+        print(f"  {repo}  {path}")
+    return 0
+
+
+# --------------------------------------------------------------------------- blind audit: compare
+#
+# The judged problems of a draw (audits/README.md) are compared with the linter's findings in
+# the drawn programs' files. Lines are compared in the judgements' coordinates: a ``.py`` or
+# YAML file's own lines; a notebook's lines counted through its code cells joined in order
+# (the first line of each code cell follows the last line of the one before), as the judges
+# count them. A finding answers a judged problem of its program with the same rule and file
+# when its line is within MATCH_LINES of the problem's, or on the same statement.
+
+MATCH_LINES = 3
+PROGRAM_KEYS = {"repo", "commit", "entry", "device", "files", "judged", "notes", "problem", "adjudicated"}
+PROBLEM_KEYS = {"code", "path", "line", "why"}
+ADJUDICATED_KEYS = {"code", "path", "line", "verdict", "why"}
+ALONE = 5  # a rule with fewer cases (judged problems + findings) in a draw is not judged alone
+
+
+@dataclass
+class Problem:
+    """A judged problem: where the finding should be, and why."""
+
+    code: str
+    path: str
+    line: int
+    why: str
+
+
+@dataclass
+class Adjudication:
+    """The verdict on a finding that answered no judged problem, added after comparing."""
+
+    code: str
+    path: str
+    line: int
+    verdict: str
+    why: str
+
+
+@dataclass
+class Program:
+    """A drawn, judged program."""
+
+    number: int  # 1-based, in the file's order
+    repo: str
+    commit: str
+    entry: str
+    files: List[str]  # the entry first, then the judged files, then any problem's file not listed
+    judged: List[str]
+    problems: List[Problem]
+    adjudicated: List[Adjudication]
+
+
+def load_audit(path: Path) -> List[Program]:
+    """The programs of a judgement file, validated; mistakes name the file and the program."""
+    data = load_toml(path)
+    entries = data.get("program")
+    if not isinstance(entries, list) or not entries:
+        raise BenchError(f"{path}: no [[program]] tables; is it a judgement file written by `run.py draw`?")
+    return [_program(path, number, entry) for number, entry in enumerate(entries, 1)]
+
+
+def _program(path: Path, number: int, entry: Any) -> Program:
+    where = f"{path}: program {number}"
+    if not isinstance(entry, dict):
+        raise BenchError(f"{where} is not a table")
+    for key in ("repo", "commit", "entry"):
+        if not isinstance(entry.get(key), str) or not entry[key]:
+            raise BenchError(f"{where}: `{key}` is missing or not a string")
+    where += f" ({entry['entry']})"
+    _no_unknown_keys(where, entry, PROGRAM_KEYS)
+    files, judged = entry.get("files", []), entry.get("judged", [])
+    for key, value in (("files", files), ("judged", judged)):
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise BenchError(f"{where}: `{key}` must be a list of strings")
+    problems = [Problem(**_item(where, "problem", i, item, PROBLEM_KEYS))
+                for i, item in enumerate(_tables(where, entry, "problem"), 1)]
+    adjudicated = [Adjudication(**_item(where, "adjudicated", i, item, ADJUDICATED_KEYS))
+                   for i, item in enumerate(_tables(where, entry, "adjudicated"), 1)]
+    for i, item in enumerate(adjudicated, 1):
+        if item.verdict not in VERDICTS:
+            raise BenchError(f"{where}: adjudicated {i}: verdict {item.verdict!r} is not one of {', '.join(VERDICTS)}")
+    ordered = [entry["entry"], *files, *(p.path for p in problems)]
+    return Program(number, entry["repo"], entry["commit"].lower(), entry["entry"],
+                   list(dict.fromkeys(ordered)), [code.upper() for code in judged], problems, adjudicated)
+
+
+def _tables(where: str, entry: Dict[str, Any], key: str) -> List[Any]:
+    items = entry.get(key, [])
+    if not isinstance(items, list):
+        raise BenchError(f"{where}: `{key}` must be an array of tables ([[program.{key}]])")
+    return items
+
+
+def _item(where: str, kind: str, index: int, item: Any, keys: set) -> Dict[str, Any]:
+    where = f"{where}: {kind} {index}"
+    if not isinstance(item, dict):
+        raise BenchError(f"{where} is not a table")
+    _no_unknown_keys(where, item, keys)
+    for key in sorted(keys):
+        want = int if key == "line" else str
+        value = item.get(key)
+        if not isinstance(value, want) or isinstance(value, bool) or (want is int and value < 1):
+            raise BenchError(f"{where}: `{key}` is missing or not a {'line number' if want is int else 'string'}")
+    return {key: (item[key].upper() if key == "code" else item[key]) for key in keys}
+
+
+def _no_unknown_keys(where: str, table: Dict[str, Any], keys: set) -> None:
+    unknown = sorted(set(table) - keys)
+    if unknown:
+        raise BenchError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(keys))}")
+
+
+# ----- lines in the judgements' coordinates
+
+
+def code_cell_offsets(notebook_text: str) -> Dict[int, int]:
+    """For each cell (1-based, counting every cell), the number of code-cell lines before it."""
+    try:
+        cells = json.loads(notebook_text).get("cells")
+    except (ValueError, AttributeError):
+        return {}
+    if not isinstance(cells, list):
+        return {}
+    offsets, total = {}, 0
+    for number, cell in enumerate(cells, 1):
+        offsets[number] = total
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            source = cell.get("source")
+            if isinstance(source, list):
+                source = "".join(part for part in source if isinstance(part, str))
+            total += len(split_lines(source)) if isinstance(source, str) else 0
+    return offsets
+
+
+class Statements:
+    """The line of a finding in the judgements' coordinates, and the statement a line belongs to."""
+
+    def __init__(self, sources: SourceFiles) -> None:
+        self._sources = sources
+        self._offsets: Dict[Path, Dict[int, int]] = {}
+        self._spans: Dict[Tuple[Path, Optional[int]], List[Tuple[int, int]]] = {}
+
+    def line(self, file: Path, finding: Finding) -> int:
+        """The finding's line: its row, or in a notebook its row counted through the code cells."""
+        if finding.cell is None:
+            return finding.row
+        return self._cell_offsets(file).get(finding.cell, 0) + finding.row
+
+    def statement(self, file: Path, line: int) -> Optional[Tuple[int, int]]:
+        """The first and last line of the innermost statement holding ``line`` (the header of a compound one)."""
+        cell, row, offset = None, line, 0
+        if file.suffix == ".ipynb":
+            located = self._locate(file, line)
+            if located is None:
+                return None
+            cell, offset = located
+            row = line - offset
+        spans = [span for span in self._statement_spans(file, cell) if span[0] <= row <= span[1]]
+        if not spans:
+            return None
+        first, last = min(spans, key=lambda span: (span[1] - span[0], -span[0]))
+        return first + offset, last + offset
+
+    def _cell_offsets(self, file: Path) -> Dict[int, int]:
+        if file not in self._offsets:
+            self._offsets[file] = code_cell_offsets(self._sources.text(file))
+        return self._offsets[file]
+
+    def _locate(self, file: Path, line: int) -> Optional[Tuple[int, int]]:
+        """The code cell holding a notebook line, with that cell's offset."""
+        offsets = self._cell_offsets(file)
+        for cell in sorted(offsets, reverse=True):
+            if offsets[cell] < line and self._sources.lines(file, cell) and self._is_code(file, cell):
+                return cell, offsets[cell]
+        return None
+
+    def _is_code(self, file: Path, cell: int) -> bool:
+        try:
+            return json.loads(self._sources.text(file))["cells"][cell - 1].get("cell_type") == "code"
+        except (ValueError, LookupError, TypeError, AttributeError):
+            return False
+
+    def _statement_spans(self, file: Path, cell: Optional[int]) -> List[Tuple[int, int]]:
+        key = (file, cell)
+        if key not in self._spans:
+            lines = self._sources.lines(file, cell)
+            if cell is not None:  # IPython magics and shell lines are not Python: keep their place, drop the text
+                lines = ["" if re.match(r"\s*[%!]", text) else text for text in lines]
+            self._spans[key] = statement_spans("\n".join(lines)) if file.suffix in (".py", ".ipynb") else []
+        return self._spans[key]
+
+
+def statement_spans(code: str) -> List[Tuple[int, int]]:
+    """(first, last) line of every statement of ``code``: a simple one whole, a compound one its header."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    spans = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+            spans.append((node.lineno, max(node.lineno, body[0].lineno - 1)))
+        else:
+            spans.append((node.lineno, node.end_lineno or node.lineno))
+    return spans
+
+
+# ----- matching
+
+
+@dataclass
+class Compared:
+    """A finding in a drawn program, as compared: ``problem`` is the index of the judged problem it answers."""
+
+    program: int
+    finding: Finding
+    line: int  # in the judgements' coordinates
+    problem: Optional[int] = None
+    adjudication: Optional[Adjudication] = None
+    near: Optional[int] = None  # not judged, but near a judged problem another finding answers: its line
+
+    @property
+    def status(self) -> str:
+        """found, or the adjudication's verdict, or pending."""
+        if self.problem is not None:
+            return "found"
+        return self.adjudication.verdict if self.adjudication else "pending"
+
+
+@dataclass
+class ProgramResult:
+    """One program's comparison: each judged problem's finding (or None) and its findings of judged rules."""
+
+    program: Program
+    answers: List[Optional[Compared]]  # per problem
+    findings: List[Compared]
+    other_rules: int  # findings of rules not in the program's `judged`
+    stale: List[Adjudication]  # adjudications that match no unjudged finding
+
+
+def match(problems: Sequence[Tuple[int, Optional[Tuple[int, int]]]],
+          findings: Sequence[Tuple[int, Optional[Tuple[int, int]]]]) -> Dict[int, int]:
+    """The most problems answered, one finding each: {problem index: finding index}.
+
+    Each item is (line, statement span or None). A finding may answer a problem when its line
+    is within MATCH_LINES of the problem's, or when both are in the same statement. Nearer
+    findings are tried first (augmenting paths, so an early choice never costs a later problem).
+    """
+    def near(problem: Tuple[int, Any], finding: Tuple[int, Any]) -> bool:
+        same = problem[1] is not None and problem[1] == finding[1]
+        return same or abs(problem[0] - finding[0]) <= MATCH_LINES
+
+    candidates = [
+        sorted((j for j, f in enumerate(findings) if near(p, f)), key=lambda j: (abs(findings[j][0] - p[0]), j))
+        for p in problems
+    ]
+    owner: Dict[int, int] = {}  # finding index -> problem index
+
+    def assign(i: int, seen: set) -> bool:
+        for j in candidates[i]:
+            if j in seen:
+                continue
+            seen.add(j)
+            if j not in owner or assign(owner[j], seen):
+                owner[j] = i
+                return True
+        return False
+
+    for i in range(len(problems)):
+        assign(i, set())
+    return {i: j for j, i in owner.items()}
+
+
+def compare_program(program: Program, findings: Sequence[Finding], checkout: Path, statements: Statements
+                    ) -> ProgramResult:
+    """Match the findings in ``program``'s files to its judged problems, rule by rule and file by file."""
+    files = set(program.files)
+    mine = [f for f in findings if f.repo == program.repo and f.path in files]
+    judged = [f for f in mine if f.code in program.judged]
+    compared = [Compared(program.number, f, statements.line(checkout / f.path, f)) for f in judged]
+    answers: List[Optional[Compared]] = [None] * len(program.problems)
+    groups = {(p.code, p.path) for p in program.problems}
+    for code, path in sorted(groups):
+        indexes = [i for i, p in enumerate(program.problems) if (p.code, p.path) == (code, path)]
+        hits = [c for c in compared if (c.finding.code, c.finding.path) == (code, path)]
+        file = checkout / path
+        pairs = match([(program.problems[i].line, statements.statement(file, program.problems[i].line))
+                       for i in indexes],
+                      [(c.line, statements.statement(file, c.line)) for c in hits])
+        for i, j in pairs.items():
+            hits[j].problem = indexes[i]
+            answers[indexes[i]] = hits[j]
+        for j, hit in enumerate(hits):  # a second finding on an answered problem: left to the adjudication
+            if hit.problem is None:
+                hit.near = next((program.problems[indexes[i]].line for i in pairs
+                                 if match([(program.problems[indexes[i]].line,
+                                            statements.statement(file, program.problems[indexes[i]].line))],
+                                          [(hit.line, statements.statement(file, hit.line))])), None)
+    stale = []
+    for adjudication in program.adjudicated:
+        target = next((c for c in compared if c.problem is None and c.adjudication is None
+                       and (c.finding.code, c.finding.path, c.line) ==
+                       (adjudication.code, adjudication.path, adjudication.line)), None)
+        if target is None:
+            stale.append(adjudication)
+        else:
+            target.adjudication = adjudication
+    compared.sort(key=lambda c: (c.finding.code, c.finding.path, c.line))
+    return ProgramResult(program, answers, compared, len(mine) - len(judged), stale)
+
+
+# ----- scoring
+
+
+@dataclass
+class RuleTally:
+    """A rule's figures over a draw."""
+
+    code: str
+    judged: int = 0  # judged problems
+    found: int = 0
+    findings: int = 0  # findings of the rule in programs that judge it
+    verdicts: Dict[str, int] = field(default_factory=lambda: {verdict: 0 for verdict in (*VERDICTS, "pending")})
+
+    @property
+    def missed(self) -> int:
+        """Judged problems without a finding."""
+        return self.judged - self.found
+
+    @property
+    def unjudged(self) -> int:
+        """Findings that answer no judged problem."""
+        return self.findings - self.found
+
+    @property
+    def cases(self) -> int:
+        """Judged problems plus findings: under ALONE, the rule is not judged alone."""
+        return self.judged + self.findings
+
+    @property
+    def recall(self) -> Optional[float]:
+        """found / judged problems; None without judged problems."""
+        return self.found / self.judged if self.judged else None
+
+    def precision(self) -> Optional[Tuple[float, float]]:
+        """(lowest, highest) precision: pending findings counted wrong, then right; None without findings."""
+        if not self.findings:
+            return None
+        right = self.found + self.verdicts["act"]
+        return right / self.findings, (right + self.verdicts["pending"]) / self.findings
+
+
+def tally(results: Sequence[ProgramResult]) -> List[RuleTally]:
+    """Per rule (code order), over all programs; a rule counts only in the programs that judged it."""
+    rules: Dict[str, RuleTally] = {}
+    for result in results:
+        for code in result.program.judged:
+            rules.setdefault(code, RuleTally(code))
+        for problem, answer in zip(result.program.problems, result.answers):
+            rule = rules.setdefault(problem.code, RuleTally(problem.code))
+            rule.judged += 1
+            rule.found += answer is not None
+        for item in result.findings:
+            rule = rules[item.finding.code]
+            rule.findings += 1
+            if item.problem is None:
+                rule.verdicts[item.status] += 1
+    return [rules[code] for code in sorted(rules)]
+
+
+def total_tally(rules: Sequence[RuleTally]) -> RuleTally:
+    """All rules together."""
+    total = RuleTally("all")
+    for rule in rules:
+        total.judged += rule.judged
+        total.found += rule.found
+        total.findings += rule.findings
+        for verdict, count in rule.verdicts.items():
+            total.verdicts[verdict] += count
+    return total
+
+
+def precision_text(rule: RuleTally) -> str:
+    """``80%``, or ``40-80%`` while findings are pending; ``-`` without findings."""
+    bounds = rule.precision()
+    if bounds is None:
+        return "-"
+    low, high = bounds
+    return percent(low) if low == high else f"{percent(low)[:-1]}-{percent(high)}"
+
+
+# ----- report
+
+
+def compare_report(audit: Path, run: RunResult, results: Sequence[ProgramResult], rules: Sequence[RuleTally]) -> str:
+    """What ``compare`` prints: per-rule figures, then every miss and every finding not judged."""
+    problems = sum(len(r.program.problems) for r in results)
+    out = [
+        f"Blind audit {_display(audit)}: {len(results)} programs, {problems} judged problems; "
+        f"{run.linter}, linted {run.date}",
+    ]
+    unverified = [repo["name"] for repo in run.repos if not repo["checkout_commit"]]
+    if unverified:
+        out.append(f"Commits not verified (plain copies without .git, taken as the judged commit): "
+                   f"{', '.join(unverified)}")
+    if run.internal_errors:
+        out.append(f"WARNING: {len(run.internal_errors)} internal error(s) (MSP000): some rules' findings are "
+                   f"missing, so their recall is too low:")
+        out += internal_error_lines(run.internal_errors, verbose=False)
+    header = ["rule", "judged", "found", "missed", "findings", "not judged", "act", "wrong", "not-worth",
+              "pending", "recall", "precision", ""]
+    rows = [_tally_row(rule) for rule in [*rules, total_tally(rules)] if rule.cases or rule.code == "all"]
+    out += ["", text_table(header, rows),
+            f"(judged = judged problems; recall = found / judged; precision = (found + act) / findings, a range "
+            f"while findings are pending; fewer than {ALONE} cases (judged + findings): not judged alone)"]
+    silent = [rule.code for rule in rules if not rule.cases]
+    if silent:
+        out.append(f"Judged, with no problem and no finding in these programs: {', '.join(silent)}")
+    out += ["", "Per program (problems found / judged, findings of judged rules, findings of other rules):"]
+    for result in results:
+        found = sum(answer is not None for answer in result.answers)
+        out.append(f"  {result.program.number:>2}. {result.program.repo} {result.program.entry}: "
+                   f"{found}/{len(result.program.problems)}, {len(result.findings)}, {result.other_rules}")
+    out += ["", "Missed (judged problems without a finding):"]
+    missed = [(r, p) for r in results for p, answer in zip(r.program.problems, r.answers) if answer is None]
+    out += [f"  {p.code}  {r.program.repo}  {p.path}:{p.line}  (program {r.program.number})  {_short(p.why)}"
+            for r, p in sorted(missed, key=lambda item: (item[1].code, item[0].program.number))] or ["  none"]
+    out += ["", "Found (judged problem <- finding):"]
+    found_pairs = [(r, p, a) for r in results for p, a in zip(r.program.problems, r.answers) if a is not None]
+    out += [f"  {p.code}  {r.program.repo}  {p.path}:{p.line} <- {a.finding.where} (line {a.line})"
+            for r, p, a in sorted(found_pairs, key=lambda item: (item[1].code, item[0].program.number))] or ["  none"]
+    out += ["", "Not judged (findings that answer no judged problem; adjudicate each, by hand, in a "
+                "[[program.adjudicated]] table of its program):"]
+    pending = [(r, c) for r in results for c in r.findings if c.problem is None]
+    if not pending:
+        out.append("  none")
+    for r, c in sorted(pending, key=lambda item: (item[1].finding.code, item[0].program.number)):
+        cell = f" (cell {c.finding.cell}, row {c.finding.row})" if c.finding.cell is not None else ""
+        verdict = f"  [{c.adjudication.verdict}: {_short(c.adjudication.why)}]" if c.adjudication else "  [pending]"
+        near = f"  (near the judged problem at line {c.near}, answered by another finding)" if c.near else ""
+        out.append(f"  {c.finding.code}  {r.program.repo}  {c.finding.path}:{c.line}{cell}  "
+                   f"(program {r.program.number}){verdict}{near}")
+        out.append(f"      {c.finding.message}")
+    stale = [(r, a) for r in results for a in r.stale]
+    if stale:
+        out += ["", "Adjudications that match no finding not judged (the code or the rule changed; not counted):"]
+        out += [f"  program {r.program.number}: {a.code} {a.path}:{a.line} {a.verdict}" for r, a in stale]
+    stubs = _adjudication_stubs(results)
+    if stubs:
+        out += ["", "Stubs for the pending findings, to paste after each program's judgements and complete:", *stubs]
+    return "\n".join(out)
+
+
+def _tally_row(rule: RuleTally) -> List[Any]:
+    alone = "" if rule.cases >= ALONE or rule.code == "all" else "not judged alone"
+    return [rule.code, rule.judged, rule.found, rule.missed, rule.findings, rule.unjudged, rule.verdicts["act"],
+            rule.verdicts["wrong"], rule.verdicts["not-worth"], rule.verdicts["pending"], percent(rule.recall),
+            precision_text(rule), alone]
+
+
+def _short(text: str, width: int = 110) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _adjudication_stubs(results: Sequence[ProgramResult]) -> List[str]:
+    out = []
+    for result in results:
+        pending = [c for c in result.findings if c.status == "pending"]
+        if not pending:
+            continue
+        out.append(f"# program {result.program.number}: {result.program.repo} {result.program.entry}")
+        for c in pending:
+            out += [
+                "[[program.adjudicated]]",
+                f"code = {toml_string(c.finding.code)}",
+                f"path = {toml_string(c.finding.path)}",
+                f"line = {c.line}",
+                'verdict = ""  # act | wrong | not-worth',
+                'why = ""',
+                "",
+            ]
+    return out
+
+
+def compare_results(audit: Path, run: RunResult, results: Sequence[ProgramResult], rules: Sequence[RuleTally]
+                    ) -> Dict[str, Any]:
+    """The results file written beside the judgements: figures, every program's matches, and the findings."""
+    return {
+        "audit": _display(audit),
+        "linter": run.linter,
+        "command": run.command,
+        "date": run.date,
+        "repos": run.repos,
+        "internal_errors": [asdict(e) for e in run.internal_errors],
+        "rules": [_tally_record(rule) for rule in [*rules, total_tally(rules)]],
+        "programs": [
+            {
+                "number": r.program.number,
+                "repo": r.program.repo,
+                "entry": r.program.entry,
+                "problems": [
+                    {"code": p.code, "path": p.path, "line": p.line,
+                     "found": None if a is None else {"line": a.line, "where": a.finding.where,
+                                                      "message": a.finding.message}}
+                    for p, a in zip(r.program.problems, r.answers)
+                ],
+                "findings": [
+                    {"code": c.finding.code, "path": c.finding.path, "line": c.line, "where": c.finding.where,
+                     "message": c.finding.message, "status": c.status, "near_answered_problem": c.near}
+                    for c in r.findings
+                ],
+                "other_rules": r.other_rules,
+            }
+            for r in results
+        ],
+        # The linter's findings in the programs' files, all rules: `compare --saved` scores them again.
+        "findings": [asdict(f) for f in _program_findings(run.findings, [r.program for r in results])],
+    }
+
+
+def _tally_record(rule: RuleTally) -> Dict[str, Any]:
+    bounds = rule.precision()
+    return {
+        "code": rule.code, "judged": rule.judged, "found": rule.found, "missed": rule.missed,
+        "findings": rule.findings, "not_judged": rule.unjudged, **rule.verdicts,
+        "recall": rule.recall, "precision_low": bounds and bounds[0], "precision_high": bounds and bounds[1],
+        "judged_alone": rule.cases >= ALONE,
+    }
+
+
+def _program_findings(findings: Sequence[Finding], programs: Sequence[Program]) -> List[Finding]:
+    wanted = {(p.repo, path) for p in programs for path in p.files}
+    return [f for f in findings if (f.repo, f.path) in wanted]
+
+
+def results_beside(audit: Path) -> Path:
+    """``audits/tune-1.toml`` -> ``audits/tune-1.results.json``."""
+    return audit.with_name(audit.stem + ".results.json")
+
+
+# ----- the command
+
+
+def audit_checkouts(programs: Sequence[Program], manifest: Path, folder: Optional[str]) -> List[Checkout]:
+    """The checkouts of the draw's repositories, each at the commit its programs were judged at."""
+    known = {repo.name: repo for repos in load_manifest(manifest).values() for repo in repos}
+    commits: Dict[str, str] = {}
+    for program in programs:
+        if commits.setdefault(program.repo, program.commit) != program.commit:
+            raise BenchError(f"{program.repo} is judged at two commits ({commits[program.repo][:12]} and "
+                             f"{program.commit[:12]}); one draw is judged at one commit per repository")
+    repos = []
+    for name, commit in commits.items():
+        base = known.get(name)
+        url = base.url if base else f"https://github.com/{name}"
+        repos.append(Repo(name, url, commit, base.what if base else ""))
+    return find_checkouts(repos, Path(folder)) if folder else clone_checkouts(repos)
+
+
+def load_saved_lint(path: Path) -> RunResult:
+    """The findings of an earlier compare: a ``.results.json`` beside the judgements, or a file ``run`` saved."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        result = RunResult(
+            set_name=data.get("set_name", "development"), linter=data["linter"], command=data["command"],
+            date=data["date"], repos=data["repos"], findings=[Finding(**f) for f in data["findings"]],
+            internal_errors=[NotChecked(**e) for e in data.get("internal_errors", [])],
+        )
+    except FileNotFoundError:
+        raise BenchError(f"{path}: no saved findings; run `compare` without --saved first") from None
+    except (OSError, ValueError, TypeError, KeyError) as error:
+        raise BenchError(f"{path}: not a results file written by run.py ({error})") from None
+    return result
+
+
+def command_compare(args: argparse.Namespace) -> int:
+    """Lint the draw's repositories (or take saved findings), compare, print, write the results file."""
+    programs = load_audit(args.audit)
+    if args.saved:
+        run = load_saved_lint(args.saved)
+        linted = {repo["name"] for repo in run.repos}
+        missing = sorted({p.repo for p in programs} - linted)
+        if missing:
+            raise BenchError(f"{args.saved} holds no findings of {', '.join(missing)}")
+        if args.checkouts:
+            folders = {c.repo.name: c.path for c in audit_checkouts(programs, args.manifest, args.checkouts)}
+        else:
+            folders = {repo["name"]: Path(repo["checkout"]) for repo in run.repos}
+    else:
+        checkouts = audit_checkouts(programs, args.manifest, args.checkouts)
+        command = parse_command(args.linter_command) if args.linter_command else default_linter_command()
+        run = lint_checkouts(checkouts, command, args.timeout, "audit")
+        lint_file = RESULTS / f"audit-{args.audit.stem}.json"
+        save_results(run, lint_file)
+        _progress(f"all findings of these repositories saved to {_display(lint_file)}")
+        folders = {c.repo.name: c.path for c in checkouts}
+    statements = Statements(SourceFiles())
+    results = [compare_program(p, run.findings, folders[p.repo], statements) for p in programs]
+    rules = tally(results)
+    print(compare_report(args.audit, run, results, rules))
+    out = results_beside(args.audit)
+    out.write_text(json.dumps(compare_results(args.audit, run, results, rules), indent=1, ensure_ascii=False) + "\n",
+                   encoding="utf-8")
+    print(f"\nResults written to {_display(out)}")
+    return 0
+
+
+# --------------------------------------------------------------------------- smoke run
+
+
+def repo_table(result: RunResult) -> str:
+    """Per repository: files checked, findings, internal errors and the lint's time."""
+    header = ["repository", "files", "findings", "internal errors", "seconds"]
+    rows = []
+    for repo in result.repos:
+        name = repo["name"]
+        rows.append([
+            name, result.files.get(name, "-"), sum(1 for f in result.findings if f.repo == name),
+            sum(1 for e in result.internal_errors if e.repo == name),
+            f"{result.seconds[name]:.0f}" if name in result.seconds else "-",
+        ])
+    total_seconds = sum(result.seconds.values())
+    rows.append(["all", sum(result.files.values()) if result.files else "-", len(result.findings),
+                 len(result.internal_errors), f"{total_seconds:.0f}" if result.seconds else "-"])
+    return text_table(header, rows)
+
+
+def internal_error_lines(errors: Sequence[NotChecked], verbose: bool, shown: int = 3) -> List[str]:
+    """The internal errors, one line per repository and message with the files it was reported in.
+
+    A rule that fails on a project is reported in every file, so the same message is grouped;
+    ``verbose`` lists every file.
+    """
+    groups: Dict[Tuple[str, str], List[str]] = {}
+    for error in errors:
+        groups.setdefault((error.repo, error.message), []).append(error.path)
+    out = []
+    for (repo, message), paths in groups.items():
+        listed = paths if verbose else paths[:shown]
+        more = f" and {len(paths) - len(listed)} more" if len(paths) > len(listed) else ""
+        out.append(f"  {repo}: {message}")
+        out.append(f"    in {len(paths)} file(s): {', '.join(listed) or '(no file)'}{more}")
+    return out
+
+
+def smoke_report(result: RunResult, verbose: bool) -> str:
+    """What ``smoke`` prints: the per-repository table, findings per rule, and every internal error."""
+    out = [
+        f"Smoke run, {result.set_name} set: {len(result.repos)} repositories at their roots, {result.linter}, "
+        f"linted {result.date}",
+        "",
+        repo_table(result),
+    ]
+    codes = sorted({f.code for f in result.findings})
+    if codes:
+        names = column_names([repo["name"] for repo in result.repos])
+        rows = [[code, sum(1 for f in result.findings if f.code == code),
+                 *(sum(1 for f in result.findings if f.code == code and f.repo == name) for name in names)]
+                for code in codes]
+        out += ["", "Findings per rule:", text_table(["rule", "all", *names.values()], rows)]
+    out += ["", _not_checked_line(result)]
+    unverified = [repo["name"] for repo in result.repos if not repo["checkout_commit"]]
+    if unverified:
+        out.append(f"Commits not verified (checkouts without .git): {', '.join(unverified)}")
+    out += ["", *internal_error_verdict(result, verbose)]
+    return "\n".join(out)
+
+
+def internal_error_verdict(result: RunResult, verbose: bool) -> List[str]:
+    """``smoke failed`` with every internal error listed, or ``smoke passed``."""
+    if not result.internal_errors:
+        return ["smoke passed: no internal errors"]
+    files = {(e.repo, e.path) for e in result.internal_errors}
+    return [f"smoke failed: {len(result.internal_errors)} internal error(s) (MSP000) in {len(files)} file(s):",
+            *internal_error_lines(result.internal_errors, verbose)]
 
 
 # --------------------------------------------------------------------------- docs
@@ -1048,22 +1994,37 @@ def command_run(args: argparse.Namespace) -> RunResult:
     else:
         checkouts = clone_checkouts(repos)
     command = parse_command(args.linter_command) if args.linter_command else default_linter_command()
+    result = lint_checkouts(checkouts, command, args.timeout, args.set)
+    save_results(result, args.results)
+    _progress(f"findings saved to {_display(args.results)}")
+    return result
+
+
+def lint_checkouts(checkouts: Sequence[Checkout], command: Sequence[str], timeout: float, set_name: str) -> RunResult:
+    """Lint each checkout once, as its own project; time each lint and count the files it checks."""
     version = linter_version(command)
     source = linter_source(command)
     if source:
         version += f" (source {source})"
-    findings, not_checked, malformed = [], [], 0
+    findings, not_checked, internal, malformed = [], [], [], 0
+    seconds: Dict[str, float] = {}
+    files: Dict[str, int] = {}
     for checkout in checkouts:
-        _progress(f"linting {checkout.repo.name} ({checkout.path}) ...")
+        name = checkout.repo.name
+        _progress(f"linting {name} ({checkout.path}) ...")
+        files[name] = count_files(checkout, command, timeout)
         started = time.monotonic()
-        found, skipped, bad = lint(checkout, command, args.timeout)
-        _progress(f"  {len(found)} findings, {len(skipped)} files not checked, {time.monotonic() - started:.0f} s")
-        findings += found
-        not_checked += skipped
-        malformed += bad
+        output = lint(checkout, command, timeout)
+        seconds[name] = round(time.monotonic() - started, 1)
+        _progress(f"  {files[name]} files, {len(output.findings)} findings, {len(output.not_checked)} not checked, "
+                  f"{len(output.internal_errors)} internal errors, {seconds[name]:.0f} s")
+        findings += output.findings
+        not_checked += output.not_checked
+        internal += output.internal_errors
+        malformed += output.malformed
     add_fingerprints(findings, {c.repo.name: c.path for c in checkouts}, SourceFiles())
-    result = RunResult(
-        set_name=args.set,
+    return RunResult(
+        set_name=set_name,
         linter=version,
         command=list(command),
         date=datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
@@ -1071,10 +2032,10 @@ def command_run(args: argparse.Namespace) -> RunResult:
         findings=sorted(findings, key=Finding.sort_key),
         not_checked=not_checked,
         malformed=malformed,
+        internal_errors=internal,
+        seconds=seconds,
+        files=files,
     )
-    save_results(result, args.results)
-    _progress(f"findings saved to {_display(args.results)}")
-    return result
 
 
 def _repo_record(checkout: Checkout) -> Dict[str, str]:
@@ -1101,7 +2062,7 @@ def _progress(message: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command line: ``run``, ``show`` and ``score``."""
+    """The command line: ``run``, ``show``, ``score``, ``smoke``, ``draw`` and ``compare``."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--set", choices=SETS, default="development",
                         help="which repositories (default: development; heldout only when asked)")
@@ -1128,13 +2089,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="run.py", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run = commands.add_parser("run", parents=[common, scoring], help="lint the repositories, sample, score, print")
-    run.add_argument("--checkouts", metavar="DIR",
-                     help="folder with one checkout per repository (owner+repo or repo); "
-                          "default: clone into bench/precision/.checkouts/")
-    run.add_argument("--linter-command", metavar="CMD",
-                     help='command prefix of the linter (default: "python -m ms_perflint" with this interpreter)')
-    run.add_argument("--timeout", type=float, default=1800, metavar="S",
-                     help="seconds the linter may take per repository (default: 1800)")
+    _lint_options(run)
     show_parser = commands.add_parser("show", parents=[common],
                                       help="print the sampled findings that have no verdict yet")
     show_parser.add_argument("--code", action="append", default=[], metavar="CODE",
@@ -1143,7 +2098,42 @@ def build_parser() -> argparse.ArgumentParser:
                              help="source lines before and after (default: 8)")
     show_parser.add_argument("--limit", type=int, default=0, metavar="N", help="print at most N findings")
     commands.add_parser("score", parents=[common, scoring], help="score the saved findings again (no re-lint)")
+    smoke = commands.add_parser("smoke", parents=[common],
+                                help="lint every repository at its root; exit 1 on any internal error (MSP000)")
+    _lint_options(smoke)
+    smoke.add_argument("-v", "--verbose", action="store_true", help="list every file an internal error was reported in")
+    draw = commands.add_parser("draw", help="draw training programs at random and write a blind-audit template")
+    draw.add_argument("--checkouts", metavar="DIR", required=True,
+                      help="folder with one checkout per repository (owner+repo or repo)")
+    draw.add_argument("--count", type=_positive, required=True, metavar="N", help="programs to draw")
+    draw.add_argument("--seed", type=int, required=True, metavar="S", help="the draw's seed")
+    draw.add_argument("--set", choices=SETS, default="development",
+                      help="which repositories (default: development)")
+    draw.add_argument("--out", type=Path, required=True, metavar="FILE",
+                      help="the template to write, e.g. bench/precision/audits/tune-1.toml")
+    draw.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    draw.add_argument("--linter-command", metavar="CMD",
+                      help='command prefix of the linter, asked only for its rule list (default: "python -m ms_perflint")')
+    draw.add_argument("--manifest", type=Path, default=MANIFEST, help=argparse.SUPPRESS)
+    compare = commands.add_parser("compare", help="compare a judged draw with the linter's findings in its programs")
+    compare.add_argument("audit", type=Path, metavar="FILE", help="the judgements, e.g. bench/precision/audits/tune-1.toml")
+    _lint_options(compare)
+    compare.add_argument("--saved", type=Path, metavar="RESULTS",
+                         help="do not lint: take the findings saved in RESULTS (the FILE's .results.json written by "
+                              "an earlier compare, or a findings file of `run`), e.g. after adding adjudications")
+    compare.add_argument("--manifest", type=Path, default=MANIFEST, help=argparse.SUPPRESS)
     return parser
+
+
+def _lint_options(parser: argparse.ArgumentParser) -> None:
+    """--checkouts, --linter-command and --timeout: the options of a command that lints."""
+    parser.add_argument("--checkouts", metavar="DIR",
+                        help="folder with one checkout per repository (owner+repo or repo); "
+                             "default: clone into bench/precision/.checkouts/")
+    parser.add_argument("--linter-command", metavar="CMD",
+                        help='command prefix of the linter (default: "python -m ms_perflint" with this interpreter)')
+    parser.add_argument("--timeout", type=float, default=1800, metavar="S",
+                        help="seconds the linter may take per repository (default: 1800)")
 
 
 def _positive(text: str) -> int:
@@ -1162,9 +2152,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")  # source lines may hold characters the terminal cannot show
     args = build_parser().parse_args(argv)
-    args.labels = args.labels or labels_file(args.set)
-    args.results = args.results or results_file(args.set)
     try:
+        if args.command == "draw":
+            return command_draw(args)
+        if args.command == "compare":
+            return command_compare(args)
+        args.labels = args.labels or labels_file(args.set)
+        args.results = args.results or results_file(args.set)
         return _dispatch(args)
     except BenchError as error:
         lines = str(error).splitlines()
@@ -1176,6 +2170,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     if getattr(args, "write_docs", False) and args.set != "development":
         raise BenchError("--write-docs reports the development set only; the held-out check is not published there")
+    if args.command == "smoke":
+        result = command_run(args)
+        print(smoke_report(result, args.verbose))
+        return 1 if result.internal_errors else 0
     labels = load_labels(args.labels)  # read first: a broken labels file should not cost a lint
     if args.command == "run":
         result = command_run(args)
@@ -1189,13 +2187,21 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.write_docs:
         rewrite_docs(args.docs, docs_section(result, scores, args.sample, args.seed))
         print(f"\nRewrote the generated section of {_display(args.docs)}")
+    status = 0
+    if args.command == "run":
+        print("\n" + repo_table(result))
+        if result.internal_errors:
+            print("\n" + "\n".join(internal_error_verdict(result, args.verbose)).replace("smoke failed", "run failed"))
+            status = 1
     if args.check:
         failures = check_failures(scores, args.min_precision)
+        if result.internal_errors:
+            failures.append(f"{len(result.internal_errors)} internal error(s) (MSP000): some rules' findings are missing")
         if failures:
             print("\ncheck failed:\n" + "\n".join(f"  {line}" for line in failures))
             return 1
         print("\ncheck passed")
-    return 0
+    return status
 
 
 if __name__ == "__main__":
