@@ -90,13 +90,14 @@ def test_the_cli_names_the_failure_once_when_the_file_it_was_deciding_is_not_che
     assert error.startswith("a_train.py:1:1: ") and error.endswith(ERROR), error
 
 
-def test_files_checked_alone_print_a_failed_rule_once(tmp_path: Path):
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_files_checked_alone_print_a_failed_rule_once(tmp_path: Path, jobs: str):
     """--no-project: each file is a project of its own, and the rule fails in each; one line names the first."""
     files = {"a_train.py": PROGRAM, **{f"b_train{i}.py": PROGRAM.replace("Net", f"Net{i}") for i in range(4)}}
     write_project(tmp_path, files)
     probe = BREAK_ONE_PROGRAM.replace('program.entry == "b_train.py"', 'program.entry.startswith("b_train")')
     completed = subprocess.run([sys.executable, "-c", probe + "import sys\nfrom ms_perflint.cli import main\n"
-                                "sys.exit(main(sys.argv[1:]))", "--no-cache", "--no-project", "-j", "1", "."],
+                                "sys.exit(main(sys.argv[1:]))", "--no-cache", "--no-project", "-j", jobs, "."],
                                cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert completed.returncode == 2, completed.stderr
     [error] = _lines(completed.stdout, "MSP000")

@@ -71,6 +71,8 @@ class ProgramPrecision:
     keeps_origin_dtype: bool = False
     #: Some layers are cast to float16 by hand (precision managed by the author).
     manual: bool = False
+    #: A cast to float16 the program runs reaches something that is not known.
+    unknown_casts: bool = False
     #: The whole network is kept in float32 on purpose.
     deliberate_fp32: bool = False
 
@@ -289,11 +291,16 @@ def _casts(project: Project, values: Values, training: Training, program: Progra
             continue
         coverage = Coverage(f"{call.method or call.callee} at {path}:{call.line}", deliberate_fp32=dtype == FP32,
                             by_cast=True)
-        for target in _cast_targets(project, training, path, call):
+        targets = list(_cast_targets(project, training, path, call))
+        for target in targets:
             if isinstance(target, tuple) and target in by_call:
                 by_call[target].coverage = by_call[target].coverage or coverage
             elif isinstance(target, ClassTarget) and target.cls in composition:
                 covered_classes.setdefault(target.cls, coverage)
+        if not targets and dtype == LOW:
+            # A cast to float16 of something not known (``cell.to_float(...)`` in a loop over the network's
+            # cells, attributes assigned from each other): the author manages precision; what it covers is unknown.
+            precision.unknown_casts = True
     network = training.network_classes(precision.use.path, precision.use.network, precision.use.anchor.scope)
     for cls, coverage in covered_classes.items():
         inside = training.composition(frozenset([cls]))
@@ -310,7 +317,8 @@ def _casts(project: Project, values: Values, training: Training, program: Progra
     # (the model zoo's BERT with compute_type); the rest is then the author's choice.
     cast = [s for s in precision.sites if s.coverage is not None and s.coverage.by_cast and not s.coverage.deliberate_fp32]
     left = [s for s in precision.sites if s.coverage is None]
-    precision.manual = bool(cast) and len(cast) >= len(left) and not precision.has_mixed_precision
+    precision.manual = (precision.unknown_casts or bool(cast) and len(cast) >= len(left)) \
+        and not precision.has_mixed_precision
 
 
 @dataclass(frozen=True)
