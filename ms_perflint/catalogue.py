@@ -214,14 +214,25 @@ UNSIZED_WEIGHT_LAYERS = frozenset(
      "mindspore.nn.TransformerEncoder", "mindspore.nn.TransformerDecoder", "mindspore.nn.TransformerEncoderLayer",
      "mindspore.nn.TransformerDecoderLayer", "mindspore.nn.BiDense")
 )
-#: A save every this many steps or more is rare: at Ascend step times (tens to hundreds of milliseconds) that is
-#: one save every few minutes or more, a stall of well under 1 % even for a checkpoint of gigabytes.
-RARE_SAVE_STEPS = 5000
-#: A save every this many epochs or more is rare too: ten epochs of training between two saves.
-RARE_SAVE_EPOCHS = 10
-#: Names that say a value is the steps of one epoch (``dataset.get_dataset_size()``, ``steps_per_epoch``).
-STEPS_PER_EPOCH_WORDS = ("dataset_size", "steps_per_epoch", "step_size", "batch_num", "num_batches",
-                         "batches_per_epoch", "step_per_epoch")
+#: A save is worth making asynchronous when it repeats at least every this many steps: at Ascend step times (tens
+#: to hundreds of milliseconds) a rarer save comes every few minutes or more, a stall of well under 1 % even for a
+#: checkpoint of gigabytes (RULES.md, MSP103).
+FREQUENT_SAVE_STEPS = 5000
+#: ... or at least every this many epochs (``save_checkpoint_steps=2 * steps_per_epoch``).
+FREQUENT_SAVE_EPOCHS = 2
+#: ... and, where the length of the run is known, at least this many times in the run.
+MIN_SAVES_IN_RUN = 3
+#: The call that gives the steps of one epoch: ``Dataset.get_dataset_size()`` (batches per epoch).
+DATASET_SIZE_CALL = ".get_dataset_size()"
+#: Calls that keep a number a number (``int(dataset.get_dataset_size())``).
+NUMBER_CASTS = frozenset(("int", "math.ceil", "math.floor", "round"))
+#: ``Model.train(epoch, train_dataset, ...)``: the epochs a run trains.
+MODEL_TRAIN_EPOCH = Param("epoch", 0)
+#: ``Model.eval(valid_dataset, ...)``: a full evaluation.
+MODEL_EVAL_METHODS = frozenset(("eval",))
+#: Words that name an evaluation function handed to a callback (``self.eval_function(...)``, ``apply_eval``)
+#: when the linter cannot see which function it is.
+EVALUATION_WORDS = ("eval",)
 #: Below this many parameters (a float32 checkpoint of about 12 MB) a save takes tens of milliseconds:
 #: LeNet (60 k), SqueezeNet (1.2 M), MobileViT-XXS (1.3 M), OSNet (2.2 M). Not worth a finding about saving.
 SMALL_NETWORK_PARAMETERS = 3_000_000
@@ -377,6 +388,8 @@ TRAIN_STEP_CELLS = frozenset(
         "mindspore.boost.BoostTrainOneStepCell", "mindspore.boost.BoostTrainOneStepWithLossScaleCell",
     )
 )
+#: Functions that return a train step (a cell that runs forward, backward and the optimizer when called).
+TRAIN_STEP_BUILDERS = frozenset(("mindspore.amp.build_train_network",))
 #: MindSpore's optimizers (``mindspore.nn.<name>``, 2.10). A training wrapper that keeps one saves its state with
 #: the network; the state grows with the network, so a network's size alone says whether its saves matter.
 OPTIMIZERS = frozenset(
@@ -429,7 +442,9 @@ ASYNC_VALUES = (True, "thread", "process")
 PER_STEP_CALLBACKS = frozenset(
     ("step_end", "epoch_end", "on_train_step_end", "on_train_epoch_end", "on_train_step_begin", "on_train_epoch_begin")
 )
-CALLBACK_BASES = frozenset(("mindspore.train.Callback",))
+#: Every spelling of MindSpore's Callback base (2.10): the public paths and the module that defines it.
+CALLBACK_BASES = frozenset(("mindspore.train.Callback", "mindspore.train.callback.Callback",
+                            "mindspore.train.callback._callback.Callback"))
 #: Methods the framework calls on an object it is handed (a Cell's ``construct``, a Callback's hooks, a
 #: dataset source's ``__getitem__``): building the object reaches them; any other method runs only when called.
 FRAMEWORK_METHODS = frozenset(

@@ -61,7 +61,8 @@ class Training:
         if project.training_kind(path, call) is not None:
             return True
         if call.method == "__call__" and call.receiver is not None:
-            if project.made_by(path, call.receiver, scope=call.scope) in (*ms.TRAIN_STEP_CELLS, *ms.GRAD_FUNCTIONS):
+            if project.made_by(path, call.receiver, scope=call.scope) in (*ms.TRAIN_STEP_CELLS, *ms.GRAD_FUNCTIONS,
+                                                                          *ms.TRAIN_STEP_BUILDERS):
                 return True
             if any(project.derives_from(cls, ms.TRAIN_STEP_CELLS)
                    for cls in project.instance_classes(path, call.receiver, call.scope)):
@@ -592,7 +593,7 @@ class ParameterCount:
         times = 1
         facts = self.project.python[path]
         for loop_id in call.loops:
-            count = _loop_count(self.values, path, facts.loops[loop_id], facts)
+            count = loop_count(self.values, path, facts.loops[loop_id], facts)
             if count is None:
                 return None
             times *= count
@@ -614,7 +615,7 @@ def _used_attributes(project: Project, cls: ClassRef) -> Tuple[Set[str], Set[str
     return called, passed
 
 
-def _loop_count(values, path: str, loop, facts) -> Optional[int]:
+def loop_count(values, path: str, loop, facts) -> Optional[int]:
     """The most iterations of ``for _ in range(...)`` or of a loop over a known tuple; None when unknown."""
     iterable = loop.iterable
     if iterable is None:

@@ -316,10 +316,16 @@ small.train(10, dataset, callbacks=[ModelCheckpoint(prefix="lenet", config=confi
 
 def test_a_save_every_twenty_epochs_is_rare():
     # wgan: the generator and discriminator are saved when epoch % 20 == 0.
-    code = LOOP.replace("for step in range(100000):", "for epoch in range(100):").replace(
+    # The period's unit is the loop's, not the variable's name: an epoch loop trains in a loop nested in it.
+    code = LOOP.replace("for step in range(100000):\n        train_net(x, y)",
+                        "for epoch in range(100):\n        for x, y in data:\n            train_net(x, y)").replace(
         "if step % args.save_checkpoint_step == 0 and step != 0:", "if epoch % {period} == 0:")
     assert lint(code.format(every=1, period=20)) == []
     assert len(lint(code.format(every=1, period=2))) == 1
+    # One step per iteration: every 20 steps of 100, five saves.
+    steps = LOOP.replace("for step in range(100000):", "for epoch in range(100):").replace(
+        "if step % args.save_checkpoint_step == 0 and step != 0:", "if epoch % 20 == 0:")
+    assert "every 20 steps" in lint(steps.format(every=1))[0].message
 
 
 def test_a_save_guarded_by_a_device_test_that_never_holds_is_dead_code():
