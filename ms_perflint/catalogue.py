@@ -46,6 +46,9 @@ _PREFIX_ALIASES: Tuple[Tuple[str, str], ...] = (
     ("mindspore.common.tensor.", "mindspore."),
     ("mindspore.common.parameter.", "mindspore."),
     ("mindspore.common.api.", "mindspore."),
+    # The modules that define Callback, ModelCheckpoint and CheckpointConfig (2.10), imported directly by some code.
+    ("mindspore.train.callback._callback.", "mindspore.train."),
+    ("mindspore.train.callback._checkpoint.", "mindspore.train."),
     ("mindspore.train.callback.", "mindspore.train."),
     ("mindspore.train.loss_scale_manager.", "mindspore.train."),
     ("mindspore.amp.loss_scaler.", "mindspore.amp."),
@@ -405,6 +408,19 @@ def is_optimizer(qualified: str) -> bool:
     return qualified.split(".", 1)[0] in MINDSPORE_PACKAGES and (last in OPTIMIZERS or last == "create_optimizer")
 
 
+def is_weightless_cell(qualified: str) -> bool:
+    """A MindSpore cell with no weights of its own: a loss (``mindspore.nn.MSELoss``,
+    ``mindspore.nn.SoftmaxCrossEntropyWithLogits``) or an activation (``mindspore.nn.ReLU``)."""
+    if not qualified.startswith("mindspore.nn."):
+        return False
+    last = qualified.rsplit(".", 1)[-1]
+    return last.endswith(("Loss", "WithLogits")) or last in WEIGHTLESS_ACTIVATIONS
+
+
+#: ``mindspore.nn`` activations (2.10), which hold no weights (``PReLU`` does: not listed).
+WEIGHTLESS_ACTIVATIONS = frozenset(("ReLU", "ReLU6", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
+                                    "LeakyReLU", "ELU", "HSwish", "HSigmoid", "Mish", "FastGelu", "Softplus"))
+
 #: Gradient APIs: a program that calls one and an optimizer trains.
 GRAD_FUNCTIONS = frozenset(
     ("mindspore.value_and_grad", "mindspore.ops.value_and_grad", "mindspore.grad", "mindspore.ops.grad",
@@ -442,9 +458,9 @@ ASYNC_VALUES = (True, "thread", "process")
 PER_STEP_CALLBACKS = frozenset(
     ("step_end", "epoch_end", "on_train_step_end", "on_train_epoch_end", "on_train_step_begin", "on_train_epoch_begin")
 )
-#: Every spelling of MindSpore's Callback base (2.10): the public paths and the module that defines it.
-CALLBACK_BASES = frozenset(("mindspore.train.Callback", "mindspore.train.callback.Callback",
-                            "mindspore.train.callback._callback.Callback"))
+#: MindSpore's Callback base; its other spellings (``mindspore.train.callback.Callback``, the defining module
+#: ``mindspore.train.callback._callback``) are aliases in :data:`_PREFIX_ALIASES`.
+CALLBACK_BASES = frozenset(("mindspore.train.Callback",))
 #: Methods the framework calls on an object it is handed (a Cell's ``construct``, a Callback's hooks, a
 #: dataset source's ``__getitem__``): building the object reaches them; any other method runs only when called.
 FRAMEWORK_METHODS = frozenset(

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, CFG, LIT, OP, PARAM, UNKNOWN, Call, Value
+from ms_perflint.analysis.facts import CALL, CFG, LIT, OP, PARAM, SELF, UNKNOWN, Call, Value
 from ms_perflint.project.model import Program, Project, ScopeRef
 from ms_perflint.project.training import Training, loop_count, network_parameters
 
@@ -324,7 +324,7 @@ class Checkpoints:
     def _evaluates(self, path: str, call: Call, depth: int) -> bool:
         project = self.project
         if call.method in ms.MODEL_EVAL_METHODS and call.receiver is not None \
-                and project.made_by(path, call.receiver, scope=call.scope) == ms.MODEL:
+                and self._made_by(path, call.receiver, call.scope) == ms.MODEL:
             return True
         targets = project.targets(path, call)
         if not targets:
@@ -339,6 +339,32 @@ class Checkpoints:
                 if inner.scope == target_scope and self._evaluates(target_path, inner, depth + 1):
                     return True
         return False
+
+    def _made_by(self, path: str, value: Value, scope: int, depth: int = 0) -> str:
+        """:meth:`Project.made_by`, also for ``self.<attr>`` set in ``__init__`` (``self.model = model``) and for
+        parameters whose callers pass one (``evaluate(self.model, data)``)."""
+        project = self.project
+        if depth > 4:
+            return ""
+        if value.kind == SELF:
+            owner = project.owner_class(path, scope)
+            for current in project.ancestry(owner) if owner is not None else ():
+                facts = project.class_facts(current)
+                if facts is not None and value.data in facts.attrs:
+                    init = facts.methods.get("__init__", -1)
+                    return project.made_by(current[0], facts.attrs[value.data], scope=init)
+            return ""
+        if value.kind == PARAM:
+            function = project.python[path].scopes[scope]
+            if value.data not in function.params:
+                return ""
+            position = function.params.index(value.data) - (1 if function.cls else 0)
+            found = {self._made_by(p, argument, c.scope, depth + 1)
+                     for p, c in project.callers((path, scope))[:16]
+                     for argument in [c.argument(value.data, position if position >= 0 else None)]
+                     if argument is not None}
+            return found.pop() if len(found) == 1 else ""
+        return project.made_by(path, value, scope=scope)
 
     def reads_after(self, programs: Sequence[Program], path: str, call: Call) -> bool:
         """Files may be read before a background write ends: the function (or the one calling it) goes on to
