@@ -57,6 +57,12 @@ class Repeat:
     saves: Optional[int] = None
     #: The per-step or per-epoch Callback method it runs in ("" for a loop).
     method: Tuple[str, int] = ("", -1)
+    #: Another condition than the period test decides each save (``if accuracy > best:``).
+    conditional: bool = False
+
+    def describe(self) -> str:
+        """``every epoch``, or ``at every save (up to every epoch)`` for a conditional save."""
+        return f"at every save (up to {self.period.describe()})" if self.conditional else self.period.describe()
 
 
 class Checkpoints:
@@ -229,7 +235,8 @@ class Checkpoints:
                 continue
             found = self._repeat_in(caller_path, caller.scope, caller.loops, (*caller.guards, *call.guards))
             if found is not None:
-                return Repeat(f"{name}, called from {found.where}", found.period, found.saves, found.method)
+                return Repeat(f"{name}, called from {found.where}", found.period, found.saves, found.method,
+                              found.conditional)
         return None
 
     def _repeat_in(self, path: str, scope: int, loops: Sequence[int], guards) -> Optional[Repeat]:
@@ -248,14 +255,14 @@ class Checkpoints:
                 count = loop_count(self.values, path, facts.loops[loop], facts)
                 total = None if count is None or total is None else total * count
             saves = total // min(period.counts) if total is not None and period.known else None
-            return Repeat("a training loop", period, saves)
+            return Repeat("a training loop", period, saves, conditional=_conditional(guards))
         method = self.callback_method(path, scope)
         if method:
             unit = EPOCH if "epoch" in method.rsplit(".", 1)[-1] else STEP
             period = self._guard_period(path, scope, guards, unit)
             if period is None:
                 return None
-            return Repeat(method, period, None, (path, scope))
+            return Repeat(method, period, None, (path, scope), _conditional(guards))
         return None
 
     def _trains_directly(self, path: str, loop: int) -> bool:
@@ -458,6 +465,11 @@ def _period_test(condition: Value) -> Optional[Value]:
                 and zero.data == 0:
             return modulo.parts[1]
     return None
+
+
+def _conditional(guards) -> bool:
+    """Some guard is not a period test."""
+    return any(_period_test(condition) is None or not holds for condition, holds in guards)
 
 
 def _guarded_once(call: Call) -> bool:

@@ -368,7 +368,7 @@ class SyncCheckpointSave(Rule):
         fix = _fix(call, state, argument, reads=False)
         said = "(async_save=False)" if state == FALSE else "without async_save"
         message = (f"CheckpointConfig {said} makes the ModelCheckpoint callback{_helper(check, path, call, callbacks)}"
-                   f" save synchronously {period.describe()}, stalling training")
+                   " save synchronously, stalling training")
         check.report(self.code, path, call, _with_advice(message, False), fix)
 
     # --- save_checkpoint -------------------------------------------------------------------------
@@ -394,7 +394,7 @@ class SyncCheckpointSave(Rule):
         reads = checkpoints.reads_after(programs, path, call)
         fix = _fix(call, state, argument, reads)
         said = " (async_save=False)" if state == FALSE else ""
-        message = f"save_checkpoint{said} in {repeat.where} blocks training {repeat.period.describe()}"
+        message = f"save_checkpoint{said} in {repeat.where} blocks training {repeat.describe()}"
         check.report(self.code, path, call, _with_advice(message, reads), fix)
 
     # --- mindformers YAML callbacks --------------------------------------------------------------
