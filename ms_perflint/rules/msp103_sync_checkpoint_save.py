@@ -25,17 +25,31 @@ class SyncCheckpointSave(Rule):
     fix_availability = FixAvailability.SOMETIMES
     docs = RuleDocs(
         what_it_does="""
-            Finds checkpoints saved synchronously while a program trains:
+            Finds checkpoints saved synchronously, again and again, while a program trains:
 
             - a `CheckpointConfig(...)` without `async_save` (or with `async_save=False`) that is
-              handed to a `ModelCheckpoint(config=...)` callback of a training program;
+              handed to a `ModelCheckpoint(config=...)` callback a training program registers;
             - `mindspore.save_checkpoint(...)` without `async_save` where it runs again and again
               during training: in a loop that trains (the loop, or a loop inside it, runs a train
-              step, a gradient function, `Model.train` or a function that does), in a Callback
-              method that runs every step or epoch (`step_end`, `epoch_end`, `on_train_step_end`,
+              step, a step built by `amp.build_train_network`, a gradient function, `Model.train` or a
+              function that does), in a method of a `Callback` subclass (whatever path names the base)
+              that runs every step or epoch (`step_end`, `epoch_end`, `on_train_step_end`,
               `on_train_epoch_end`, ...), or in a helper called from either;
             - a mindformers YAML callback `type: CheckpointMonitor` (also its common misspelling
               `CheckpointMointor`) without `async_save: True` in a training config.
+
+            A save is reported when it is worth a change (RULES.md): it repeats at least every 2 epochs
+            or every 5,000 steps, at least 3 times in the run where the run's length is known, and the
+            network it saves is not small. Its period is computed from values, never from names:
+            `save_checkpoint_steps=k * steps_per_epoch` (the steps of an epoch are
+            `dataset.get_dataset_size()`, through `int(...)`, a name or a helper's parameter) is every `k`
+            epochs; a number `N` is every `N` steps, whatever the key holding it is called; a missing
+            `save_checkpoint_steps` is MindSpore's default, every step. In a loop the unit is the loop's:
+            a save in a loop that runs the train step repeats every step, a save in a loop around a data loop
+            every epoch; `if epoch % N == 0` makes it every `N` of them. A save in a per-epoch callback method
+            with no period test around it is every epoch by construction. The finding goes where the
+            `CheckpointConfig` or `save_checkpoint` is written, once, and names the helper that builds the
+            `ModelCheckpoint` when it is not the same function.
         """,
         why_bad="""
             A synchronous save blocks the training step until the whole checkpoint is serialised and
@@ -70,7 +84,8 @@ class SyncCheckpointSave(Rule):
             Training programs: scripts and notebooks that train (`Model.train`, a train-step cell, a
             gradient function, a mindformers trainer), and the code they reach. A checkpoint saved by
             code no training program runs (an export or conversion script, a unit test) is not reported.
-            The rule applies whatever the device: a synchronous save stalls any accelerator.
+            The rule applies on any accelerator (a synchronous save stalls a GPU as it does an NPU); a CPU program
+            is not reported.
         """,
         silent_on="""
             - `async_save=True`, `"thread"` or `"process"`, a value the linter cannot know
@@ -79,22 +94,34 @@ class SyncCheckpointSave(Rule):
               spell the default out, usually next to a save interval as long as the whole run; on the
               development set 8 of 12 such configs saved once or not at all during a documented run);
             - a `CheckpointConfig` that never reaches a `ModelCheckpoint` (a config built and unused), or whose
-              callback is only added under a condition no configuration turns on (`if run_eval:` with
-              `run_eval` False by default, `training = False`);
-            - one save at the end of the run: `save_checkpoint_steps=steps_per_epoch * epochs`, or an interval of
-              one epoch in a program that trains for one epoch;
+              callback is only registered under a condition no run turns on (`if args.save_ckpt:
+              callbacks.append(ckpt_cb)` with the argparse default False, `training = False`); the same for a
+              `Callback` subclass that saves: built or registered only under such a flag;
+            - an unknown period (`save_checkpoint_steps=args.save_steps` with no value the linter can see,
+              `save_checkpoint_seconds`, `if epoch % self.interval == 0` with an unknown interval): unknown values
+              are never reported;
+            - a rare save: every 3 epochs or more, or every 5,000 steps or more. At Ascend step times that is a
+              save every few minutes or more, a stall of well under 1 % even for a checkpoint of gigabytes;
+            - fewer than 3 saves in a run whose length is known: one save at the end
+              (`save_checkpoint_steps=steps_per_epoch * epochs`), a save every epoch of a 2-epoch run, a save
+              every 10 steps of a 20-step loop;
+            - a save that follows a full evaluation in the same callback method (`model.eval(...)`, a project
+              function that calls it, or an evaluation function handed to the callback, which the linter knows
+              only by its name holding "eval"): save-best, where the evaluation costs far more than the save;
             - a small network: under 3 million parameters (LeNet, SqueezeNet, MobileViT-XXS, OSNet) a checkpoint
               is a few MB and writes in tens of milliseconds. The size is counted from the layers the network's
               classes build -- a block built in a loop or a comprehension once per iteration, a network kept by a
-              wrapper (`self.backbone = backbone`) with it -- and known for model-zoo networks
-              (`lenet(...)`, `create_model("squeezenet1_0")`) and for architectures that are small in every
-              published variant (a class named `SqueezeNet...`, `LeNet...`, `OSNet...`). A network whose size
-              cannot be counted is reported;
-            - a rare save: `save_checkpoint_steps` of 5,000 or more, or a save under `if step % N == 0` with
-              `N` at least 5,000, whatever the configuration. At Ascend step times that is a save every few
-              minutes or more, a stall of well under 1 % even for a checkpoint of gigabytes;
+              wrapper (`self.backbone = backbone`), a project cell built on `TrainOneStepCell`, a function or
+              method that returns the network it is given (`net = quantizer.apply(net)`, a loss-cell factory), a
+              MindSpore loss counted as no weights -- and known for model-zoo networks (`lenet(...)`,
+              `create_model("squeezenet1_0")`) and for architectures that are small in every published variant (a
+              class named `SqueezeNet...`, `LeNet...`, `OSNet...`). A callback that saves what `run_context` holds
+              saves the network the program trains. A network whose size cannot be counted is reported when its
+              save's period is known and frequent: the period is what the code states, and programs that save
+              every epoch train networks above 3 M parameters far more often than below;
             - a save guarded to run once (`if epoch == epochs - 1:`), a save in `on_train_end`;
             - loops that do not train (a conversion loop that saves one file per iteration);
+            - programs that run on the CPU (nothing waits on an accelerator);
             - YAML configs whose `run_mode` is `predict` or `eval`.
 
             Reading the files after `Model.train` returns is fine for the `ModelCheckpoint` fix: the callback
@@ -224,8 +251,39 @@ class SyncCheckpointSave(Rule):
             """,
             why="saves once, after the last epoch",
         ),
+        Valid(
+            """
+            from mindspore.train import CheckpointConfig, Model, ModelCheckpoint
+            SAVE_EPOCHS = 10
+            if __name__ == "__main__":
+                steps_per_epoch = data.get_dataset_size()
+                config = CheckpointConfig(save_checkpoint_steps=SAVE_EPOCHS * steps_per_epoch)
+                Model(net, loss, opt).train(90, data, callbacks=[ModelCheckpoint(config=config)])
+            """,
+            why="a save every 10 epochs: rare",
+        ),
     )
     invalid = (
+        Invalid(
+            """
+            from mindspore.train import CheckpointConfig, Model, ModelCheckpoint
+            SAVE_EPOCHS = 1
+            if __name__ == "__main__":
+                steps_per_epoch = data.get_dataset_size()
+                config = CheckpointConfig(save_checkpoint_steps=SAVE_EPOCHS * steps_per_epoch)
+                Model(net, loss, opt).train(90, data, callbacks=[ModelCheckpoint(config=config)])
+            """,
+            line=5,
+            column=14,
+            fixed="""
+            from mindspore.train import CheckpointConfig, Model, ModelCheckpoint
+            SAVE_EPOCHS = 1
+            if __name__ == "__main__":
+                steps_per_epoch = data.get_dataset_size()
+                config = CheckpointConfig(save_checkpoint_steps=SAVE_EPOCHS * steps_per_epoch, async_save=True)
+                Model(net, loss, opt).train(90, data, callbacks=[ModelCheckpoint(config=config)])
+            """,
+        ),
         Invalid(
             """
             from mindspore.train import CheckpointConfig, Model, ModelCheckpoint
