@@ -266,10 +266,20 @@ class Checkpoints:
         return None
 
     def _trains_directly(self, path: str, loop: int) -> bool:
-        """A training call has ``loop`` as its innermost loop (a step loop, not an epoch loop around one)."""
-        training = self.training
-        return any(call.loops and call.loops[-1] == loop and training.call_trains(path, call)
+        """``loop`` runs a train step itself (a step loop), not an epoch of training: no ``Model.train``, and no
+        project function that trains in a loop of its own (``train_one_epoch(...)``)."""
+        return any(call.loops and call.loops[-1] == loop and self._step_call(path, call)
                    for call in self.project.python[path].calls if loop in call.loops)
+
+    def _step_call(self, path: str, call: Call) -> bool:
+        project, training = self.project, self.training
+        if project.training_kind(path, call) in ("model", "trainer") or not training.call_trains(path, call):
+            return False
+        for target_path, target_scope in project.targets(path, call):
+            facts = project.python[target_path]
+            if any(facts.loops[loop].scope == target_scope for loop in training.training_loops(target_path)):
+                return False
+        return True
 
     def _guard_period(self, path: str, scope: int, guards, unit: str) -> Optional[Period]:
         """Every iteration (1) with no period test around the save; ``N`` under ``x % N == 0`` (unknown when

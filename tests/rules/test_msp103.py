@@ -620,3 +620,24 @@ if __name__ == "__main__":
     found = lint(code)
     assert [(f.line, f.column + 1) for f in found] == [(18, 14)]
     assert "ModelCheckpoint callback built in create_callbacks" in found[0].message
+
+
+def test_a_loop_that_calls_an_epoch_of_training_repeats_every_epoch():
+    # The loop calls a project function that trains over the whole dataset, or Model.train for one epoch.
+    helper = BIG_NET + """
+import mindspore as ms
+
+def train_one_epoch(step, data):
+    for x, y in data:
+        step(x, y)
+
+if __name__ == "__main__":
+    net = Net()
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+    for epoch in range(100):
+        train_one_epoch(step, data)
+        if epoch % {period} == 0:
+            ms.save_checkpoint(net, "latest.ckpt")
+"""
+    assert len(lint(helper.format(period=2))) == 1
+    assert lint(helper.format(period=20)) == []  # every 20 epochs, not every 20 steps
