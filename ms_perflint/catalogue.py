@@ -231,10 +231,8 @@ DATASET_SIZE_CALL = ".get_dataset_size()"
 NUMBER_CASTS = frozenset(("int", "math.ceil", "math.floor", "round"))
 #: ``Model.train(epoch, train_dataset, ...)``: the epochs a run trains.
 MODEL_TRAIN_EPOCH = Param("epoch", 0)
-#: ``Model.eval(valid_dataset, ...)``: a full evaluation.
-MODEL_EVAL_METHODS = frozenset(("eval",))
-#: Words that name an evaluation function handed to a callback (``self.eval_function(...)``, ``apply_eval``)
-#: when the linter cannot see which function it is.
+#: Words that name an evaluation: ``Model.eval(...)``, ``self.eval_function(...)``, ``evaluator.eval()``,
+#: ``apply_eval`` (a MindSpore Cell has no ``eval`` method: the word means a run over a validation set).
 EVALUATION_WORDS = ("eval",)
 #: Below this many parameters (a float32 checkpoint of about 12 MB) a save takes tens of milliseconds:
 #: LeNet (60 k), SqueezeNet (1.2 M), MobileViT-XXS (1.3 M), OSNet (2.2 M). Not worth a finding about saving.

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, CFG, LIT, OP, PARAM, SELF, UNKNOWN, Call, Value
+from ms_perflint.analysis.facts import CALL, CFG, LIT, OP, PARAM, UNKNOWN, Call, Value
 from ms_perflint.project.model import Program, Project, ScopeRef
 from ms_perflint.project.training import Training, loop_count, network_parameters
 
@@ -323,65 +323,38 @@ class Checkpoints:
     # --- what happens around a save ----------------------------------------------------------------
 
     def follows_evaluation(self, path: str, call: Call, method: ScopeRef) -> bool:
-        """A full evaluation runs before the save in the Callback method (``model.eval(...)``, a project function
-        that evaluates, or an evaluation function handed to the callback): save-best, where the evaluation costs
-        far more than the save."""
+        """A full evaluation runs before the save in the Callback method, whenever the save runs (its guards are
+        among the save's): ``model.eval(...)``, a project function that calls it, or a function or method named
+        for evaluation (``self.eval_function(...)``, ``evaluator.eval()``; a MindSpore Cell has no ``eval``).
+        That is save-best, where the evaluation costs far more than the save."""
         method_path, index = method
-        facts = self.project.python[method_path]
-        limit = call.start if (method_path, index) == (path, call.scope) else None
-        for other in facts.calls:
-            if other.scope != index or (limit is not None and other.start >= limit):
-                continue
-            if limit is None and not _before_call_to(self.project, method_path, other, path, call.scope):
-                continue
-            if self._evaluates(method_path, other, 0):
-                return True
+        project = self.project
+        facts = project.python[method_path]
+        if (method_path, index) == (path, call.scope):
+            sites = [call]
+        else:  # the save is in a helper: the calls of the method that enter it
+            sites = [c for c in facts.calls if c.scope == index and (path, call.scope) in project.targets(method_path, c)]
+        for site in sites:
+            guards = {_guard_key(guard) for guard in site.guards}
+            for other in facts.calls:
+                if other.scope == index and other.start < site.start and other.id != site.id \
+                        and all(_guard_key(guard) in guards for guard in other.guards) \
+                        and self._evaluates(method_path, other, 0):
+                    return True
         return False
 
     def _evaluates(self, path: str, call: Call, depth: int) -> bool:
         project = self.project
-        if call.method in ms.MODEL_EVAL_METHODS and call.receiver is not None \
-                and self._made_by(path, call.receiver, call.scope) == ms.MODEL:
+        name = (call.method or call.callee.rsplit(".", 1)[-1]).lower()
+        if any(word in name for word in ms.EVALUATION_WORDS):
             return True
-        targets = project.targets(path, call)
-        if not targets:
-            # An evaluation function handed in (``self.eval_function(...)``): the linter cannot see which; its
-            # name says it.
-            name = call.callee.rsplit(".", 1)[-1].lower() if call.callee else ""
-            return call.receiver is None and any(word in name for word in ms.EVALUATION_WORDS)
         if depth >= 3:
             return False
-        for target_path, target_scope in targets:
+        for target_path, target_scope in project.targets(path, call):
             for inner in project.python[target_path].calls:
                 if inner.scope == target_scope and self._evaluates(target_path, inner, depth + 1):
                     return True
         return False
-
-    def _made_by(self, path: str, value: Value, scope: int, depth: int = 0) -> str:
-        """:meth:`Project.made_by`, also for ``self.<attr>`` set in ``__init__`` (``self.model = model``) and for
-        parameters whose callers pass one (``evaluate(self.model, data)``)."""
-        project = self.project
-        if depth > 4:
-            return ""
-        if value.kind == SELF:
-            owner = project.owner_class(path, scope)
-            for current in project.ancestry(owner) if owner is not None else ():
-                facts = project.class_facts(current)
-                if facts is not None and value.data in facts.attrs:
-                    init = facts.methods.get("__init__", -1)
-                    return project.made_by(current[0], facts.attrs[value.data], scope=init)
-            return ""
-        if value.kind == PARAM:
-            function = project.python[path].scopes[scope]
-            if value.data not in function.params:
-                return ""
-            position = function.params.index(value.data) - (1 if function.cls else 0)
-            found = {self._made_by(p, argument, c.scope, depth + 1)
-                     for p, c in project.callers((path, scope))[:16]
-                     for argument in [c.argument(value.data, position if position >= 0 else None)]
-                     if argument is not None}
-            return found.pop() if len(found) == 1 else ""
-        return project.made_by(path, value, scope=scope)
 
     def reads_after(self, programs: Sequence[Program], path: str, call: Call) -> bool:
         """Files may be read before a background write ends: the function (or the one calling it) goes on to
@@ -492,11 +465,6 @@ def _guarded_once(call: Call) -> bool:
     return False
 
 
-def _before_call_to(project: Project, path: str, call: Call, target_path: str, target_scope: int) -> bool:
-    """``call`` comes before a call in the same scope that enters ``(target_path, target_scope)``."""
-    for other in project.python[path].calls:
-        if other.scope == call.scope and other.start > call.start \
-                and (target_path, target_scope) in project.targets(path, other):
-            return True
-    return False
-
+def _guard_key(guard) -> Tuple[int, int, str, bool]:
+    condition, holds = guard
+    return condition.start, condition.end, condition.text, holds

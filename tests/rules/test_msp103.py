@@ -641,3 +641,14 @@ if __name__ == "__main__":
 """
     assert len(lint(helper.format(period=2))) == 1
     assert lint(helper.format(period=20)) == []  # every 20 epochs, not every 20 steps
+
+
+def test_an_evaluation_that_runs_only_sometimes_does_not_make_an_every_epoch_save_save_best():
+    body = """        if run_context.original_args().cur_epoch_num % 10 == 0:
+            self.model.eval(self.data)
+        ms.save_checkpoint(self.net, "resume.ckpt")"""
+    assert len(lint(callback_program(body=body))) == 1
+    evaluator = """        scores = self.evaluator.eval()
+        if scores > 0.5:
+            ms.save_checkpoint(self.net, "best.ckpt")"""
+    assert lint(callback_program(body=evaluator)) == []
