@@ -105,9 +105,11 @@ class SyncCheckpointSave(Rule):
             - fewer than 3 saves in a run whose length is known: one save at the end
               (`save_checkpoint_steps=steps_per_epoch * epochs`), a save every epoch of a 2-epoch run, a save
               every 10 steps of a 20-step loop;
-            - a save that follows a full evaluation in the same callback method (`model.eval(...)`, a project
-              function that calls it, or an evaluation function handed to the callback, which the linter knows
-              only by its name holding "eval"): save-best, where the evaluation costs far more than the save;
+            - a save that follows a full evaluation in the same callback method, run whenever the save runs
+              (`model.eval(...)`, `self.eval_function(...)`, `evaluator.eval()`, or a project function that calls
+              one; known by the word "eval": a MindSpore Cell has no `eval` method): save-best, where the
+              evaluation costs far more than the save. An every-epoch save after an evaluation that runs only
+              every few epochs is reported;
             - a small network: under 3 million parameters (LeNet, SqueezeNet, MobileViT-XXS, OSNet) a checkpoint
               is a few MB and writes in tens of milliseconds. The size is counted from the layers the network's
               classes build -- a block built in a loop or a comprehension once per iteration, a network kept by a
