@@ -94,13 +94,23 @@ class Checkpoints:
 
     def period_of(self, path: str, value: Value, scope: int, unit: str) -> Period:
         """The period ``value`` counts, in ``unit`` unless it is a multiple of an epoch's steps."""
-        if self.steps_of_an_epoch(path, value, scope):
-            return Period(EPOCH, (1,))
+        if self.steps_of_an_epoch(path, value, scope) or self._part_of_an_epoch(path, value, scope):
+            return Period(EPOCH, (1,))  # a part of an epoch counts as every epoch: it is at least as often
         if value.kind == OP and value.data == "*" and len(value.parts) == 2:
             for count, per_epoch in (value.parts, value.parts[::-1]):
                 if self.steps_of_an_epoch(path, per_epoch, scope):
                     return Period(EPOCH, self._counts(path, count, scope))
         return Period(unit, self._counts(path, value, scope))
+
+    def _part_of_an_epoch(self, path: str, value: Value, scope: int) -> bool:
+        """``int(steps_per_epoch / 10)``: a known fraction of an epoch's steps."""
+        if value.kind == CALL:
+            call = self.project.python[path].call(value.data)
+            if call is None or call.callee not in ms.NUMBER_CASTS or len(call.args) != 1:
+                return False
+            value, scope = call.args[0], call.scope
+        return value.kind == OP and value.data in ("/", "//") and len(value.parts) == 2 \
+            and self.steps_of_an_epoch(path, value.parts[0], scope) and bool(self._counts(path, value.parts[1], scope))
 
     def _counts(self, path: str, value: Value, scope: int) -> Tuple[int, ...]:
         found = self.values.resolve(path, value, scope)

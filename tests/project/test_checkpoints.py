@@ -35,6 +35,8 @@ def period(arguments: str) -> Period:
     ("save_checkpoint_steps=args.save_checkpoint_epochs * steps_per_epoch", Period(EPOCH, (2,))),
     ("save_checkpoint_steps=batches * 3", Period(EPOCH, (3,))),
     ("save_checkpoint_steps=dataset.get_dataset_size()", Period(EPOCH, (1,))),
+    ("save_checkpoint_steps=int(steps_per_epoch / 10)", Period(EPOCH, (1,))),  # ten saves an epoch: every epoch
+    ("save_checkpoint_steps=steps_per_epoch // 4", Period(EPOCH, (1,))),
     ("save_checkpoint_steps=args.save_checkpoint_epochs", Period(STEP, (2,))),
     ("save_checkpoint_steps=args.save_steps", Period(STEP, (100,))),
     ("keep_checkpoint_max=5", Period(STEP, (1,))),  # MindSpore's default: every step
