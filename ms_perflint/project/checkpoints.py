@@ -257,8 +257,6 @@ class Checkpoints:
         if trained:
             unit = STEP if self._trains_directly(path, trained[-1]) else EPOCH
             period = self._guard_period(path, scope, guards, unit)
-            if period is None:
-                return None
             facts = self.project.python[path]
             total: Optional[int] = 1
             for loop in loops:
@@ -270,8 +268,6 @@ class Checkpoints:
         if method:
             unit = EPOCH if "epoch" in method.rsplit(".", 1)[-1] else STEP
             period = self._guard_period(path, scope, guards, unit)
-            if period is None:
-                return None
             return Repeat(method, period, None, (path, scope), _conditional(guards))
         return None
 
@@ -291,9 +287,9 @@ class Checkpoints:
                 return False
         return True
 
-    def _guard_period(self, path: str, scope: int, guards, unit: str) -> Optional[Period]:
+    def _guard_period(self, path: str, scope: int, guards, unit: str) -> Period:
         """Every iteration (1) with no period test around the save; ``N`` under ``x % N == 0`` (unknown when
-        ``N`` is); None when a guard never holds."""
+        ``N`` is); nested tests multiply."""
         period = Period(unit, (1,))
         for condition, holds in guards:
             divisor = _period_test(condition) if holds else None
@@ -318,17 +314,29 @@ class Checkpoints:
         owner = project.owner_class(path, scope)
         if owner is None:
             return True
-        init = project.method(owner, "__init__")
-        builds = project.callers(init) if init is not None else [
-            (p, c) for p, facts in project.python.items() for c in facts.calls
-            if c.callee and not c.callee.startswith("self.") and (lambda s: s is not None and s.kind == "class"
-                                                                  and (s.path, s.name) == owner)(project.callee(p, c))]
+        builds = self._constructions(owner)
         live = self.values.live_scopes(program)
         built = [(p, c) for p, c in builds if (p, c.scope) in live]
         if not built:
             return not builds  # built by code the linter cannot see (a registry): assume it runs
         return any(self.values.can_hold(p, c.scope, c.guards, program) and self.registered(program, p, c)
                    for p, c in built)
+
+    def _constructions(self, cls) -> List[Tuple[str, Call]]:
+        """The calls that build the class (``SaveCallback(net)``), once per class."""
+        project = self.project
+
+        def find() -> List[Tuple[str, Call]]:
+            found = []
+            for path, facts in sorted(project.python.items()):
+                for call in facts.calls:
+                    if call.callee and not call.callee.startswith("self.") and call.callee.endswith(cls[1]):
+                        symbol = project.callee(path, call)
+                        if symbol is not None and symbol.kind == "class" and (symbol.path, symbol.name) == cls:
+                            found.append((path, call))
+            return found
+
+        return project.memo(("constructions", cls), find)  # type: ignore[return-value]
 
     # --- what happens around a save ----------------------------------------------------------------
 
@@ -343,7 +351,8 @@ class Checkpoints:
         if (method_path, index) == (path, call.scope):
             sites = [call]
         else:  # the save is in a helper: the calls of the method that enter it
-            sites = [c for c in facts.calls if c.scope == index and (path, call.scope) in project.targets(method_path, c)]
+            sites = [c for c in facts.calls
+                     if c.scope == index and (path, call.scope) in project.targets(method_path, c)]
         for site in sites:
             guards = {_guard_key(guard) for guard in site.guards}
             for other in facts.calls:
@@ -413,7 +422,8 @@ class Checkpoints:
         """The network of the first ``Model.train`` after the callback, in the same function."""
         project = self.project
         for call in project.python[path].calls:
-            if call.scope == callback.scope and call.end >= callback.end and project.training_kind(path, call) == "model":
+            if call.scope == callback.scope and call.end >= callback.end \
+                    and project.training_kind(path, call) == "model":
                 return self.training.network_of(path, call, "model")
         return None
 
