@@ -278,8 +278,10 @@ class Checkpoints:
                    for call in self.project.python[path].calls if loop in call.loops)
 
     def _step_call(self, path: str, call: Call) -> bool:
+        """The call runs one train step: it calls a train step or a function that does, and is not
+        ``Model.train`` nor the construction of a step (``nn.TrainOneStepCell(...)`` rebuilt every epoch)."""
         project, training = self.project, self.training
-        if project.training_kind(path, call) in ("model", "trainer") or not training.call_trains(path, call):
+        if project.training_kind(path, call) is not None or not training.call_trains(path, call):
             return False
         for target_path, target_scope in project.targets(path, call):
             facts = project.python[target_path]

@@ -652,3 +652,23 @@ def test_an_evaluation_that_runs_only_sometimes_does_not_make_an_every_epoch_sav
         if scores > 0.5:
             ms.save_checkpoint(self.net, "best.ckpt")"""
     assert lint(callback_program(body=evaluator)) == []
+
+
+def test_a_train_step_built_in_the_epoch_loop_does_not_make_it_a_step_loop():
+    # The step cell is rebuilt every epoch (a new learning rate) and a project function runs the epoch.
+    code = BIG_NET + """
+import mindspore as ms
+
+def train(step, data):
+    for x, y in data:
+        step(x, y)
+
+if __name__ == "__main__":
+    net = Net()
+    for epoch in range(100):
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), epoch))
+        train(step, data)
+        ms.save_checkpoint(net, "latest.ckpt")
+"""
+    found = lint(code)
+    assert len(found) == 1 and "every epoch" in found[0].message
