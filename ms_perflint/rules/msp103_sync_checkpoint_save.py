@@ -137,7 +137,7 @@ class SyncCheckpointSave(Rule):
 
             After periods were computed from values (issue 22, 2026-11-27): 67 findings on ten development-set
             repositories (mindcv, mindformers, mindocr, mindyolo, applications, mindaudio, mindface, mindpose,
-            mindediting, minddet; 68 before); a seeded sample of 12 read by hand, 11 worth acting on, one debatable
+            mindediting, minddet; 64 before); a seeded sample of 12 read by hand, 11 worth acting on, one debatable
             (a best checkpoint saved after a full validation in an epoch loop).
         """,
         references=(
