@@ -47,6 +47,9 @@ _PREFIX_ALIASES: Tuple[Tuple[str, str], ...] = (
     ("mindspore.common.tensor.", "mindspore."),
     ("mindspore.common.parameter.", "mindspore."),
     ("mindspore.common.api.", "mindspore."),
+    # The modules that define Callback, ModelCheckpoint and CheckpointConfig (2.10), imported directly by some code.
+    ("mindspore.train.callback._callback.", "mindspore.train."),
+    ("mindspore.train.callback._checkpoint.", "mindspore.train."),
     ("mindspore.train.callback.", "mindspore.train."),
     ("mindspore.train.loss_scale_manager.", "mindspore.train."),
     ("mindspore.amp.loss_scaler.", "mindspore.amp."),
@@ -215,14 +218,23 @@ UNSIZED_WEIGHT_LAYERS = frozenset(
      "mindspore.nn.TransformerEncoder", "mindspore.nn.TransformerDecoder", "mindspore.nn.TransformerEncoderLayer",
      "mindspore.nn.TransformerDecoderLayer", "mindspore.nn.BiDense")
 )
-#: A save every this many steps or more is rare: at Ascend step times (tens to hundreds of milliseconds) that is
-#: one save every few minutes or more, a stall of well under 1 % even for a checkpoint of gigabytes.
-RARE_SAVE_STEPS = 5000
-#: A save every this many epochs or more is rare too: ten epochs of training between two saves.
-RARE_SAVE_EPOCHS = 10
-#: Names that say a value is the steps of one epoch (``dataset.get_dataset_size()``, ``steps_per_epoch``).
-STEPS_PER_EPOCH_WORDS = ("dataset_size", "steps_per_epoch", "step_size", "batch_num", "num_batches",
-                         "batches_per_epoch", "step_per_epoch")
+#: A save is worth making asynchronous when it repeats at least every this many steps: at Ascend step times (tens
+#: to hundreds of milliseconds) a rarer save comes every few minutes or more, a stall of well under 1 % even for a
+#: checkpoint of gigabytes (RULES.md, MSP103).
+FREQUENT_SAVE_STEPS = 5000
+#: ... or at least every this many epochs (``save_checkpoint_steps=2 * steps_per_epoch``).
+FREQUENT_SAVE_EPOCHS = 2
+#: ... and, where the length of the run is known, at least this many times in the run.
+MIN_SAVES_IN_RUN = 3
+#: The call that gives the steps of one epoch: ``Dataset.get_dataset_size()`` (batches per epoch).
+DATASET_SIZE_CALL = ".get_dataset_size()"
+#: Calls that keep a number a number (``int(dataset.get_dataset_size())``).
+NUMBER_CASTS = frozenset(("int", "math.ceil", "math.floor", "round"))
+#: ``Model.train(epoch, train_dataset, ...)``: the epochs a run trains.
+MODEL_TRAIN_EPOCH = Param("epoch", 0)
+#: Words that name an evaluation: ``Model.eval(...)``, ``self.eval_function(...)``, ``evaluator.eval()``,
+#: ``apply_eval`` (a MindSpore Cell has no ``eval`` method: the word means a run over a validation set).
+EVALUATION_WORDS = ("eval",)
 #: Below this many parameters (a float32 checkpoint of about 12 MB) a save takes tens of milliseconds:
 #: LeNet (60 k), SqueezeNet (1.2 M), MobileViT-XXS (1.3 M), OSNet (2.2 M). Not worth a finding about saving.
 SMALL_NETWORK_PARAMETERS = 3_000_000
@@ -378,6 +390,8 @@ TRAIN_STEP_CELLS = frozenset(
         "mindspore.boost.BoostTrainOneStepCell", "mindspore.boost.BoostTrainOneStepWithLossScaleCell",
     )
 )
+#: Functions that return a train step (a cell that runs forward, backward and the optimizer when called).
+TRAIN_STEP_BUILDERS = frozenset(("mindspore.amp.build_train_network",))
 #: MindSpore's optimizers (``mindspore.nn.<name>``, 2.10). A training wrapper that keeps one saves its state with
 #: the network; the state grows with the network, so a network's size alone says whether its saves matter.
 OPTIMIZERS = frozenset(
@@ -392,6 +406,19 @@ def is_optimizer(qualified: str) -> bool:
     last = qualified.rsplit(".", 1)[-1]
     return qualified.split(".", 1)[0] in MINDSPORE_PACKAGES and (last in OPTIMIZERS or last == "create_optimizer")
 
+
+def is_weightless_cell(qualified: str) -> bool:
+    """A MindSpore cell with no weights of its own: a loss (``mindspore.nn.MSELoss``,
+    ``mindspore.nn.SoftmaxCrossEntropyWithLogits``) or an activation (``mindspore.nn.ReLU``)."""
+    if not qualified.startswith("mindspore.nn."):
+        return False
+    last = qualified.rsplit(".", 1)[-1]
+    return last.endswith(("Loss", "WithLogits")) or last in WEIGHTLESS_ACTIVATIONS
+
+
+#: ``mindspore.nn`` activations (2.10), which hold no weights (``PReLU`` does: not listed).
+WEIGHTLESS_ACTIVATIONS = frozenset(("ReLU", "ReLU6", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
+                                    "LeakyReLU", "ELU", "HSwish", "HSigmoid", "Mish", "FastGelu", "Softplus"))
 
 #: Gradient APIs: a program that calls one and an optimizer trains.
 GRAD_FUNCTIONS = frozenset(
@@ -430,6 +457,8 @@ ASYNC_VALUES = (True, "thread", "process")
 PER_STEP_CALLBACKS = frozenset(
     ("step_end", "epoch_end", "on_train_step_end", "on_train_epoch_end", "on_train_step_begin", "on_train_epoch_begin")
 )
+#: MindSpore's Callback base; its other spellings (``mindspore.train.callback.Callback``, the defining module
+#: ``mindspore.train.callback._callback``) are aliases in :data:`_PREFIX_ALIASES`.
 CALLBACK_BASES = frozenset(("mindspore.train.Callback",))
 #: Methods the framework calls on an object it is handed (a Cell's ``construct``, a Callback's hooks, a
 #: dataset source's ``__getitem__``): building the object reaches them; any other method runs only when called.

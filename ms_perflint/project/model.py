@@ -678,7 +678,7 @@ class Project:
             return "step"
         if qualified in ms.GRAD_FUNCTIONS:
             return "grad"
-        if qualified == "mindspore.amp.build_train_network":
+        if qualified in ms.TRAIN_STEP_BUILDERS:
             return "step"
         if not qualified and call.callee and not call.callee.startswith("self."):
             symbol = self.callee(path, call)

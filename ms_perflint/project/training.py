@@ -61,7 +61,8 @@ class Training:
         if project.training_kind(path, call) is not None:
             return True
         if call.method == "__call__" and call.receiver is not None:
-            if project.made_by(path, call.receiver, scope=call.scope) in (*ms.TRAIN_STEP_CELLS, *ms.GRAD_FUNCTIONS):
+            if project.made_by(path, call.receiver, scope=call.scope) in (*ms.TRAIN_STEP_CELLS, *ms.GRAD_FUNCTIONS,
+                                                                          *ms.TRAIN_STEP_BUILDERS):
                 return True
             if any(project.derives_from(cls, ms.TRAIN_STEP_CELLS)
                    for cls in project.instance_classes(path, call.receiver, call.scope)):
@@ -186,19 +187,57 @@ class Training:
         return found
 
     def unwrap(self, path: str, value: Value, depth: int = 0) -> Value:
-        """``TrainOneStepCell(WithLossCell(net, loss), opt)`` -> ``net``."""
+        """The network inside the wrappers: ``TrainOneStepCell(WithLossCell(net, loss), opt)`` -> ``net``, also
+        through a project cell built on a MindSpore wrapper (``class StepCell(nn.TrainOneStepCell)``) and a
+        project function or method that returns the network it is given, wrapped or not
+        (``quantizer.apply(net)``, ``build_loss_net(net, loss)``)."""
         if value.kind != CALL or depth > 8:
             return value
-        call = self.project.python[path].call(value.data)
+        project = self.project
+        call = project.python[path].call(value.data)
         if call is None:
             return value
-        if self.project.qualified(path, call) in WRAPPERS:
+        if self._wraps(path, call):
             inner = call.argument("network", 0) or call.argument("backbone", 0)
             if inner is not None:
                 return self.unwrap(path, inner, depth + 1)
         if call.method in ms.RETURNS_SELF and call.receiver is not None:
             return self.unwrap(path, call.receiver, depth + 1)
-        return value
+        passed = self._returned_argument(path, call, depth)
+        return self.unwrap(path, passed, depth + 1) if passed is not None else value
+
+    def _wraps(self, path: str, call: Call) -> bool:
+        """A MindSpore wrapper cell, or a project class built on one."""
+        project = self.project
+        if project.qualified(path, call) in WRAPPERS:
+            return True
+        symbol = project.callee(path, call) if call.callee and not call.callee.startswith("self.") else None
+        return symbol is not None and symbol.kind == "class" and project.derives_from((symbol.path, symbol.name),
+                                                                                      WRAPPERS)
+
+    def _returned_argument(self, path: str, call: Call, depth: int) -> Optional[Value]:
+        """The argument a project function or method returns, wrapped or as it is, when every return of every
+        function the call enters does so with the same parameter."""
+        project = self.project
+        found: Set[str] = set()
+        for target_path, index in project.targets(path, call):
+            scope = project.python[target_path].scopes[index]
+            if scope.name.rsplit(".", 1)[-1] == "__init__" or not scope.returns:
+                return None
+            for returned in scope.returns:
+                inner = self.unwrap(target_path, returned, depth + 1)
+                if inner.kind != PARAM or inner.data not in scope.params:
+                    return None
+                found.add(inner.data)
+            if len(found) != 1:
+                return None
+            name = next(iter(found))
+            position = scope.params.index(name) - (1 if scope.cls and scope.params[:1] == ["self"] else 0)
+            argument = call.argument(name, position)
+            if argument is None:
+                return None
+            return argument
+        return None
 
     def composition(self, classes: FrozenSet[ClassRef]) -> FrozenSet[ClassRef]:
         """The classes and every project class their methods (and the factories those call) build."""
@@ -548,8 +587,11 @@ class ParameterCount:
         for name, value in facts.attrs.items():  # type: ignore[union-attr]
             if value.kind != PARAM or (name not in called and name not in passed):
                 continue
-            if ms.is_optimizer(project.made_by(path, value, scope=init)):
+            made = project.made_by(path, value, scope=init)
+            if ms.is_optimizer(made):
                 continue  # its state grows with the network it trains, as in a ModelCheckpoint of a Model
+            if ms.is_weightless_cell(made):
+                continue  # a MindSpore loss or activation handed in: no weights
             classes = frozenset(c for c in project.instance_classes(path, value, init) if project.is_cell(c))
             if not classes and name not in called:
                 continue  # handed on, not called, and no network: a scale, a dtype, ``sens``
@@ -622,7 +664,7 @@ class ParameterCount:
         times = 1
         facts = self.project.python[path]
         for loop_id in call.loops:
-            count = _loop_count(self.values, path, facts.loops[loop_id], facts)
+            count = loop_count(self.values, path, facts.loops[loop_id], facts)
             if count is None:
                 return None
             times *= count
@@ -644,7 +686,7 @@ def _used_attributes(project: Project, cls: ClassRef) -> Tuple[Set[str], Set[str
     return called, passed
 
 
-def _loop_count(values, path: str, loop, facts) -> Optional[int]:
+def loop_count(values, path: str, loop, facts) -> Optional[int]:
     """The most iterations of ``for _ in range(...)`` or of a loop over a known tuple; None when unknown."""
     iterable = loop.iterable
     if iterable is None:

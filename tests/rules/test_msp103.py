@@ -316,10 +316,16 @@ small.train(10, dataset, callbacks=[ModelCheckpoint(prefix="lenet", config=confi
 
 def test_a_save_every_twenty_epochs_is_rare():
     # wgan: the generator and discriminator are saved when epoch % 20 == 0.
-    code = LOOP.replace("for step in range(100000):", "for epoch in range(100):").replace(
+    # The period's unit is the loop's, not the variable's name: an epoch loop trains in a loop nested in it.
+    code = LOOP.replace("for step in range(100000):\n        train_net(x, y)",
+                        "for epoch in range(100):\n        for x, y in data:\n            train_net(x, y)").replace(
         "if step % args.save_checkpoint_step == 0 and step != 0:", "if epoch % {period} == 0:")
     assert lint(code.format(every=1, period=20)) == []
     assert len(lint(code.format(every=1, period=2))) == 1
+    # One step per iteration: every 20 steps of 100, five saves.
+    steps = LOOP.replace("for step in range(100000):", "for epoch in range(100):").replace(
+        "if step % args.save_checkpoint_step == 0 and step != 0:", "if epoch % 20 == 0:")
+    assert "every 20 steps" in lint(steps.format(every=1))[0].message
 
 
 def test_a_save_guarded_by_a_device_test_that_never_holds_is_dead_code():
@@ -360,3 +366,309 @@ class Net(nn.Cell):
 """
     assert len(lint(with_checkpoint("Net()", prelude=prelude))) == 1
     assert lint(with_checkpoint("Net()", prelude=prelude.replace("block(channels)", "Block(channels)"))) == []
+
+
+# --- periods computed from values, not names (issue 22, section 3) ---------------------------------------
+
+EPOCHS = BIG_NET + """
+import argparse
+from mindspore.train import CheckpointConfig, Model, ModelCheckpoint
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--save_checkpoint_epochs", type=int, default={every})
+    parser.add_argument("--epochs", type=int, default={epochs})
+    args = parser.parse_args()
+    dataset = create_dataset(args)
+    steps_per_epoch = dataset.get_dataset_size()
+    config = CheckpointConfig(save_checkpoint_steps={steps}, keep_checkpoint_max=10)
+    model = Model(Net(), loss_fn=loss, optimizer=opt)
+    model.train(args.epochs, dataset, callbacks=[ModelCheckpoint(prefix="net", config=config)])
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def epochs_program(every="1", epochs="90", steps="args.save_checkpoint_epochs * steps_per_epoch") -> str:
+    return EPOCHS.format(every=every, epochs=epochs, steps=steps)
+
+
+def test_k_times_the_steps_of_an_epoch_is_every_k_epochs():
+    # The name holds "epochs": the old rule read the product as one save at the end and said nothing.
+    found = lint(epochs_program())
+    assert [f.line for f in found] == [22]
+    assert len(lint(epochs_program(every="2"))) == 1
+    assert lint(epochs_program(every="10")) == []  # every 10 epochs: rare
+    assert len(lint(epochs_program(steps="steps_per_epoch * args.save_checkpoint_epochs"))) == 1
+
+
+def test_the_steps_of_an_epoch_through_int_and_a_helper_parameter():
+    code = epochs_program(steps="args.save_checkpoint_epochs * steps").replace(
+        "steps_per_epoch = dataset.get_dataset_size()", "steps = int(dataset.get_dataset_size())")
+    assert len(lint(code)) == 1
+    assert lint(code.replace("default=1)", "default=5)", 1)) == []
+    helper = epochs_program(steps="every * per_epoch").replace(
+        "def main():", "def checkpoint(every, per_epoch):\n    return CheckpointConfig(save_checkpoint_steps=every * per_epoch)"
+        "\n\ndef main():").replace(
+        "config = CheckpointConfig(save_checkpoint_steps=every * per_epoch, keep_checkpoint_max=10)",
+        "config = checkpoint(args.save_checkpoint_epochs, dataset.get_dataset_size())")
+    assert len(lint(helper)) == 1
+    assert lint(helper.replace("dataset.get_dataset_size())", "6000)")) == []  # 6000 steps: a step period, rare
+
+
+def test_a_save_interval_covering_the_run_saves_once():
+    assert lint(epochs_program(steps="args.epochs * steps_per_epoch")) == []
+    assert lint(epochs_program(every="1", epochs="2")) == []  # every epoch of two: two saves
+    assert len(lint(epochs_program(every="1", epochs="3"))) == 1
+
+
+def test_a_name_that_holds_epoch_is_not_a_count_of_epochs():
+    # No multiplication by the steps of an epoch: the value is a step count, whatever the key's name says.
+    assert len(lint(epochs_program(every="1", steps="args.save_checkpoint_epochs"))) == 1
+    assert lint(epochs_program(every="6000", steps="args.save_checkpoint_epochs")) == []
+
+
+def test_an_unknown_period_is_not_reported():
+    assert lint(epochs_program(steps="args.save_checkpoint_epochs * unknown_steps")) == []
+    assert lint(epochs_program(steps="other.save_steps")) == []
+
+
+# --- callbacks (issue 22, sections 2 and 3) ---------------------------------------------------------------
+
+CALLBACK = BIG_NET + """
+import argparse
+import mindspore as ms
+from {module} import Callback
+from mindspore.train import Model
+
+class SaveCallback(Callback):
+    def __init__(self, net, model, data, interval=1):
+        super().__init__()
+        self.net = net
+        self.model = model
+        self.data = data
+        self.interval = interval
+
+    def epoch_end(self, run_context):
+{body}
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--save_ckpt", type=bool, default={flag})
+    args = parser.parse_args()
+    net = Net()
+    model = Model(net, loss_fn=loss, optimizer=opt)
+    callbacks = []
+    saver = SaveCallback(net, model, valid_data{interval})
+    if args.save_ckpt:
+        callbacks.append(saver)
+    model.train(30, data, callbacks=callbacks)
+
+if __name__ == "__main__":
+    main()
+"""
+
+EVERY_EPOCH = '        ms.save_checkpoint(self.net, "latest.ckpt")'
+
+
+def callback_program(body: str = EVERY_EPOCH, module: str = "mindspore.train", flag: str = "True",
+                     interval: str = "") -> str:
+    return CALLBACK.format(body=body, module=module, flag=flag, interval=interval)
+
+
+@pytest.mark.parametrize("module", ["mindspore.train", "mindspore.train.callback",
+                                    "mindspore.train.callback._callback"])
+def test_a_callback_is_one_whatever_path_names_its_base(module: str):
+    found = lint(callback_program(module=module))
+    assert len(found) == 1 and "SaveCallback.epoch_end" in found[0].message and "every epoch" in found[0].message
+
+
+def test_a_callback_registered_under_a_flag_that_is_off_saves_nothing():
+    assert lint(callback_program(flag="False")) == []
+
+
+def test_a_save_after_a_full_evaluation_is_save_best():
+    body = """        acc = self.model.eval(self.data)["acc"]
+        if acc > 0.5:
+            ms.save_checkpoint(self.net, "best.ckpt")"""
+    assert lint(callback_program(body=body)) == []
+    helper = """        if evaluate(self.model, self.data) > 0.5:
+            ms.save_checkpoint(self.net, "best.ckpt")"""
+    code = callback_program(body=helper) + """
+def evaluate(model, data):
+    return model.eval(data)["acc"]
+"""
+    assert lint(code) == []
+    # The evaluation after the save does not make it save-best.
+    after = """        ms.save_checkpoint(self.net, "latest.ckpt")
+        self.model.eval(self.data)"""
+    assert len(lint(callback_program(body=after))) == 1
+
+
+def test_a_callback_period_comes_from_its_values():
+    body = """        epoch = run_context.original_args().cur_epoch_num
+        if epoch % self.interval == 0:
+            ms.save_checkpoint(self.net, "latest.ckpt")"""
+    assert "every 2 epochs" in lint(callback_program(body=body, interval=", 2"))[0].message
+    assert lint(callback_program(body=body, interval=", 5")) == []
+    assert lint(callback_program(body=body, interval=", unknown")) == []  # unknown: not reported
+
+
+def test_a_local_flag_set_on_every_call_is_not_a_run_once_guard():
+    body = """        saved = False
+        if not saved:
+            ms.save_checkpoint(self.net, "latest.ckpt")
+            saved = True"""
+    assert len(lint(callback_program(body=body))) == 1
+
+
+def test_a_callback_that_saves_a_small_network_it_does_not_name():
+    # run_context's network is the one Model trains: LeNet-sized here.
+    body = '        ms.save_checkpoint(run_context.original_args().train_network, "latest.ckpt")'
+    assert len(lint(callback_program(body=body))) == 1
+    assert lint(callback_program(body=body).replace("2048", "256")) == []
+
+
+def test_a_local_flag_set_under_a_condition_is_not_a_run_once_guard():
+    body = """        save_now = False
+        if run_context.original_args().cur_epoch_num > 3:
+            save_now = True
+        if save_now:
+            ms.save_checkpoint(self.net, "latest.ckpt")"""
+    assert len(lint(callback_program(body=body))) == 1
+
+
+# --- network size through the project's own wrappers (issue 22, section 2) ---------------------------------
+
+SMALL_NET = BIG_NET.replace("2048", "256")  # 68 k parameters
+
+WRAPPERS = """
+import mindspore as ms
+from mindspore.train import CheckpointConfig, Model, ModelCheckpoint
+
+class LMWithLoss(nn.Cell):
+    def __init__(self, network, loss):
+        super().__init__()
+        self.network = network
+        self.loss = loss
+
+    def construct(self, x, y):
+        return self.loss(self.network(x), y)
+
+class StepCell(nn.TrainOneStepCell):
+    def __init__(self, network, optimizer, sens=1.0):
+        super().__init__(network, optimizer, sens)
+
+class Quantizer:
+    def apply(self, network):
+        network.set_train()
+        return network
+
+def build_loss_net(network, loss):
+    return nn.WithLossCell(network, loss)
+
+if __name__ == "__main__":
+    net = Net()
+{body}
+"""
+
+MODEL_TRAIN = """    config = CheckpointConfig(save_checkpoint_steps=100)
+    Model({network}, optimizer=opt).train(90, data, callbacks=[ModelCheckpoint(config=config)])"""
+
+LOOP_TRAIN = """    step = {step}
+    for epoch in range(90):
+        for x, y in data:
+            step(x, y)
+        ms.save_checkpoint(step, "latest.ckpt")"""
+
+
+@pytest.mark.parametrize("body", [
+    MODEL_TRAIN.format(network="LMWithLoss(net, nn.SoftmaxCrossEntropyWithLogits())"),
+    MODEL_TRAIN.format(network="build_loss_net(net, nn.MSELoss())"),
+    "    net = Quantizer().apply(net)\n" + MODEL_TRAIN.format(network="net"),
+    LOOP_TRAIN.format(step="StepCell(LMWithLoss(net, nn.MSELoss()), opt)"),
+    LOOP_TRAIN.format(step="StepCell(build_loss_net(net, nn.MSELoss()), opt)"),
+])
+def test_the_size_of_a_network_counts_through_project_wrappers(body: str):
+    assert lint(SMALL_NET + WRAPPERS.format(body=body)) == []
+    assert len(lint(BIG_NET + WRAPPERS.format(body=body))) == 1
+
+
+def test_a_step_built_by_build_train_network_trains_in_a_loop():
+    body = """    step = ms.amp.build_train_network(net, opt, nn.MSELoss(), level="O2")
+    for epoch in range(90):
+        for x, y in data:
+            step(x, y)
+        ms.save_checkpoint(net, "latest.ckpt")"""
+    found = lint(BIG_NET + WRAPPERS.format(body=body))
+    assert len(found) == 1 and "every epoch" in found[0].message
+
+
+def test_the_finding_is_at_the_config_the_user_wrote_and_names_the_helper():
+    # The script writes the CheckpointConfig; a project helper builds the ModelCheckpoint from it.
+    code = BIG_NET + """
+from mindspore.train import CheckpointConfig, Model, ModelCheckpoint
+
+def create_callbacks(config):
+    return [ModelCheckpoint(prefix="net", config=config)]
+
+if __name__ == "__main__":
+    config = CheckpointConfig(save_checkpoint_steps=100)
+    Model(Net(), loss_fn=loss, optimizer=opt).train(90, dataset, callbacks=create_callbacks(config))
+"""
+    found = lint(code)
+    assert [(f.line, f.column + 1) for f in found] == [(18, 14)]
+    assert "ModelCheckpoint callback built in create_callbacks" in found[0].message
+
+
+def test_a_loop_that_calls_an_epoch_of_training_repeats_every_epoch():
+    # The loop calls a project function that trains over the whole dataset, or Model.train for one epoch.
+    helper = BIG_NET + """
+import mindspore as ms
+
+def train_one_epoch(step, data):
+    for x, y in data:
+        step(x, y)
+
+if __name__ == "__main__":
+    net = Net()
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+    for epoch in range(100):
+        train_one_epoch(step, data)
+        if epoch % {period} == 0:
+            ms.save_checkpoint(net, "latest.ckpt")
+"""
+    assert len(lint(helper.format(period=2))) == 1
+    assert lint(helper.format(period=20)) == []  # every 20 epochs, not every 20 steps
+
+
+def test_an_evaluation_that_runs_only_sometimes_does_not_make_an_every_epoch_save_save_best():
+    body = """        if run_context.original_args().cur_epoch_num % 10 == 0:
+            self.model.eval(self.data)
+        ms.save_checkpoint(self.net, "resume.ckpt")"""
+    assert len(lint(callback_program(body=body))) == 1
+    evaluator = """        scores = self.evaluator.eval()
+        if scores > 0.5:
+            ms.save_checkpoint(self.net, "best.ckpt")"""
+    assert lint(callback_program(body=evaluator)) == []
+
+
+def test_a_train_step_built_in_the_epoch_loop_does_not_make_it_a_step_loop():
+    # The step cell is rebuilt every epoch (a new learning rate) and a project function runs the epoch.
+    code = BIG_NET + """
+import mindspore as ms
+
+def train(step, data):
+    for x, y in data:
+        step(x, y)
+
+if __name__ == "__main__":
+    net = Net()
+    for epoch in range(100):
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), epoch))
+        train(step, data)
+        ms.save_checkpoint(net, "latest.ckpt")
+"""
+    found = lint(code)
+    assert len(found) == 1 and "every epoch" in found[0].message
