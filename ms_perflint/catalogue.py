@@ -228,6 +228,7 @@ FREQUENT_SAVE_EPOCHS = 2
 MIN_SAVES_IN_RUN = 3
 #: The call that gives the steps of one epoch: ``Dataset.get_dataset_size()`` (batches per epoch).
 DATASET_SIZE_CALL = ".get_dataset_size()"
+DATASET_SIZE_METHOD = "get_dataset_size"
 #: Calls that keep a number a number (``int(dataset.get_dataset_size())``).
 NUMBER_CASTS = frozenset(("int", "math.ceil", "math.floor", "round"))
 #: ``Model.train(epoch, train_dataset, ...)``: the epochs a run trains.
@@ -745,7 +746,7 @@ INTERESTING_METHODS = frozenset(
         "construct", "start", "stop", "analyse", "asnumpy", "numpy", "item", "tolist", "batch", "map",
         "info", "warning", "error",
         "create_dict_iterator", "create_tuple_iterator", "append", "extend", "insert", "update",
-        "trainable_params", "get_parameters", "set_train",
+        "trainable_params", "get_parameters", "set_train", DATASET_SIZE_METHOD,
         *FILE_READERS, *WEIGHT_LOADERS, *DATASET_METHODS,
     )
 )

@@ -125,11 +125,13 @@ class Checkpoints:
         parameter every caller passes it to."""
         if value is None or depth > 6:
             return False
-        if value.kind in (UNKNOWN, CALL) and value.text.replace(" ", "").endswith(ms.DATASET_SIZE_CALL):
+        if value.kind == UNKNOWN and value.text.replace(" ", "").endswith(ms.DATASET_SIZE_CALL):
             return True
         project = self.project
         if value.kind == CALL:
             call = project.python[path].call(value.data)
+            if call is not None and call.method == ms.DATASET_SIZE_METHOD and not call.args:
+                return True
             return call is not None and call.callee in ms.NUMBER_CASTS and len(call.args) == 1 \
                 and self.steps_of_an_epoch(path, call.args[0], call.scope, depth + 1)
         if value.kind == CFG:

@@ -478,3 +478,53 @@ def test_a_package_reexporting_a_function_named_like_its_submodule_binds_the_fun
             """,
     })
     assert check_project(root).get("src/engine/train_net.py") == [("MSP401", 3, 12)]
+
+
+# --- MSP103: the arm the run takes, each item of a comprehension ---------------------------------------------
+
+CHECKPOINTED = """
+import argparse
+import mindspore as ms
+from mindspore import nn
+from mindspore.train import Model, CheckpointConfig, ModelCheckpoint
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Dense(2048, 2048)
+        self.fc2 = nn.Dense(2048, 1024)
+
+    def construct(self, x):
+        return self.fc2(self.fc1(x))
+
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--device_target", default="Ascend")
+args = parser.parse_args()
+net = Net()
+data = ms.dataset.GeneratorDataset(source, ["x", "y"])
+steps = data.get_dataset_size()
+model = Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9), amp_level="O2")
+"""
+
+
+def test_a_checkpoint_config_in_both_arms_of_a_device_test_reports_the_ascend_arm():
+    code = CHECKPOINTED + textwrap.dedent("""
+    if args.device_target == "Ascend":
+        ckpt_config = CheckpointConfig(save_checkpoint_steps=steps)
+    else:
+        ckpt_config = CheckpointConfig(save_checkpoint_steps=steps, async_save=True)
+    model.train(90, data, callbacks=[ModelCheckpoint(prefix="net", config=ckpt_config)])
+    """)
+    assert [f.line for f in check(code) if f.code == "MSP103"] == [26]  # every epoch, 90 epochs, 6.3 M parameters
+
+
+def test_each_config_of_a_comprehension_building_callbacks_is_decided():
+    code = CHECKPOINTED + textwrap.dedent("""
+    fast = CheckpointConfig(save_checkpoint_steps=steps)
+    slow = CheckpointConfig(save_checkpoint_steps=steps * 50, async_save=True)
+    callbacks = [ModelCheckpoint(prefix="net", config=c) for c in (fast, slow)]
+    model.train(90, data, callbacks=callbacks)
+    """)
+    assert [f.line for f in check(code) if f.code == "MSP103"] == [25]  # fast; slow is asynchronous
