@@ -15,11 +15,14 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import CALL, LIT, REF, SELF, Call, Value
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
-from ms_perflint.project.training import NetworkUse, Training, holding_attribute, used_attributes
+from ms_perflint.project.training import NetworkUse, ParameterCount, Training, holding_attribute, used_attributes
 from ms_perflint.project.values import Ref, Values
 
 #: What a cast does to the layers it reaches.
 LOW, FP32, UNKNOWN_DTYPE = "low", "fp32", "unknown"
+#: A network whose MatMul layers hold fewer weights than this (a CNN's classifier head, a small MLP) does little
+#: MatMul work: a million weights is a 1024x1024 layer, or four BERT-tiny encoder layers.
+SIGNIFICANT_MATMUL_WEIGHTS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,28 @@ class ProgramPrecision:
     @property
     def has_mixed_precision(self) -> bool:
         return bool(self.knob) or any(level != "O0" for level, _ in self.levels)
+
+    @property
+    def all_fp32(self) -> bool:
+        """The program trains with no mixed precision at all, and not by the author's choice (no layer cast by
+        hand, no deliberate float32): the program-level finding of MSP101 and MSP107."""
+        return not self.has_mixed_precision and not self.manual and not self.deliberate_fp32
+
+    def fp32_sites(self) -> List["MatmulSite"]:
+        """The MatMul sites nothing casts."""
+        return [site for site in self.sites if site.coverage is None]
+
+    def significant_matmul_work(self) -> bool:
+        """Enough float32 MatMul work to matter (MSP101's bound): a million weights in MatMul layers, or several
+        MatMuls of sizes only known at run time (attention products, config-sized layers). One MatMul -- a CNN's
+        classifier head -- is not: the network's work is elsewhere (its convolutions are MSP107's)."""
+        sites = self.fp32_sites()
+        layers = sum(site.count for site in sites)
+        if layers < 2:
+            return False
+        known = sum(site.weights * site.count for site in sites if site.weights is not None)
+        unknown = sum(site.count for site in sites if site.weights is None)
+        return known >= SIGNIFICANT_MATMUL_WEIGHTS or (unknown >= 2 and layers >= 4)
 
     def covering_level(self) -> Optional[Tuple[str, str]]:
         """The AMP level that casts every MatMul, if one is set (an unknown level counts)."""
@@ -381,3 +406,35 @@ def _cast_targets(project: Project, training: Training, path: str, call: Call):
             if argument is not None:
                 for cls in project.instance_classes(caller_path, training.unwrap(caller_path, argument), caller.scope):
                     yield ClassTarget(cls)
+
+
+# --- convolution work (MSP107) --------------------------------------------------------------------
+
+
+class ConvWeights(ParameterCount):
+    """How many convolution weights a network's classes build, counted as :class:`ParameterCount` counts every
+    weight (each construction; a layer whose size takes several values at its largest): other layers count 0,
+    and a convolution, loop or project network the linter cannot size makes the count unknown."""
+
+    @classmethod
+    def shared(cls, project: Project, values) -> "ConvWeights":
+        """The project's counter (counts are shared by the rules of one run)."""
+        return project.memo(("conv-weights", id(values)), lambda: cls(project, values))  # type: ignore[return-value]
+
+    def of_class(self, cls: ClassRef) -> Optional[int]:
+        return self._counted(cls)  # no published size of a family: those count every weight, not convolutions
+
+    def _call(self, path: str, call: Call) -> Optional[int]:
+        qualified = self.project.qualified(path, call)
+        if qualified in ms.CONV_LAYERS:
+            return super()._call(path, call)
+        if qualified in ms.WEIGHTED_LAYERS or qualified in ms.UNSIZED_WEIGHT_LAYERS:
+            return 0
+        return super()._call(path, call)
+
+
+def conv_weights(check, training: Training, precision: ProgramPrecision) -> Optional[int]:
+    """The convolution weights of the network a program trains (None when they cannot be counted)."""
+    use = precision.use
+    classes = training.network_classes(use.path, use.network, use.anchor.scope)
+    return ConvWeights.shared(check.project, check.values).of_classes(classes) if classes else None
