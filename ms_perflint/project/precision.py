@@ -412,9 +412,10 @@ def _cast_targets(project: Project, training: Training, path: str, call: Call):
 
 
 class ConvWeights(ParameterCount):
-    """How many convolution weights a network's classes build, counted as :class:`ParameterCount` counts every
-    weight (each construction; a layer whose size takes several values at its largest): other layers count 0,
-    and a convolution, loop or project network the linter cannot size makes the count unknown."""
+    """How many convolution weights a network's classes build, at least: every construction counts, as
+    :class:`ParameterCount` counts weights (a block built in a loop once per iteration, a loop's count at its
+    largest), but a convolution whose size takes several values counts at its smallest. Other layers count 0;
+    a convolution, loop or project network the linter cannot size makes the count unknown."""
 
     @classmethod
     def shared(cls, project: Project, values) -> "ConvWeights":
@@ -427,10 +428,42 @@ class ConvWeights(ParameterCount):
     def _call(self, path: str, call: Call) -> Optional[int]:
         qualified = self.project.qualified(path, call)
         if qualified in ms.CONV_LAYERS:
-            return super()._call(path, call)
+            return _smallest_layer_size(self.values, path, call, ms.WEIGHTED_LAYERS[qualified])
         if qualified in ms.WEIGHTED_LAYERS or qualified in ms.UNSIZED_WEIGHT_LAYERS:
             return 0
         return super()._call(path, call)
+
+
+def _smallest_layer_size(values: Values, path: str, call: Call, layer: ms.WeightedLayer) -> Optional[int]:
+    """A layer's weights at the smallest size its arguments can take (None when one is unknown): a block class
+    built with 64 and with 2048 channels counts 64 in every instance, so the count never exceeds the truth."""
+    product = 1
+    for parameter in (layer.inputs, layer.outputs, layer.kernel):
+        if parameter is None:
+            continue
+        argument = call.argument(parameter.keyword, parameter.position)
+        if argument is None:
+            return None
+        found = values.resolve(path, argument, call.scope)
+        sizes = [_dimension_size(k.value, layer.dims if parameter is layer.kernel else 0) for k in found.values]
+        if not found.complete or not sizes or None in sizes:
+            return None
+        product *= min(sizes)  # type: ignore[type-var]
+    return product
+
+
+def _dimension_size(value: object, dims: int) -> Optional[int]:
+    """``3`` -> 3 (or 3**dims for a kernel), ``(3, 3)`` -> 9; None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value ** dims if dims else value
+    if isinstance(value, tuple) and value and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        product = 1
+        for item in value:
+            product *= item
+        return product
+    return None
 
 
 def conv_weights(check, training: Training, precision: ProgramPrecision) -> Optional[int]:

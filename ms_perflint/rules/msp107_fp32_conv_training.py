@@ -36,7 +36,9 @@ class Fp32ConvTraining(Rule):
             Decides, for each program that trains on Ascend with no mixed precision at all (no AMP level other
             than `"O0"`, no Ascend precision knob, no `to_float` on the network), whether the network it trains
             is convolution-heavy: at least 1 M weights in convolution layers (`nn.Conv1d`/`Conv2d`/`Conv3d`,
-            their `Transpose` forms, `mint.nn.Conv*`), counted over every block the network builds. It reports
+            their `Transpose` forms, `mint.nn.Conv*`), counted over every block the network builds (a block
+            built in a loop once per iteration; a layer whose channels take several values at the smallest, so
+            the count is a lower bound). It reports
             once per training call, at `Model(...)` -- or, in a custom loop, at the train-step cell or the
             optimizer -- naming the convolution weights.
 
@@ -284,7 +286,7 @@ def _message(precision: ProgramPrecision, weights: int) -> str:
     where = "" if use.path == precision.program.entry else f" (trained by {precision.program.entry})"
     switch = 'pass amp_level="O2" (or "O3")' if use.kind == "model" else \
         'wrap the network with amp.auto_mixed_precision(net, "O2") for this custom training loop'
-    return (f"{anchor} trains{where} a convolutional network in float32 with no mixed precision: its "
+    return (f"{anchor} trains{where} a convolutional network in float32 with no mixed precision: at least "
             f"{weights:,} convolution weights run in fp32 on the Cube; {switch}")
 
 
