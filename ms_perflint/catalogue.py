@@ -403,6 +403,10 @@ MODEL_SINK_FLAGS: Dict[str, Param] = {"train": MODEL_TRAIN_SINK, "fit": Param("d
 #: ``dataset_sink_mode`` defaults to False since 2.0 and to True on 1.x (the 1.x ``Model.train`` signature:
 #: ``dataset_sink_mode=True``; 2.10's: ``dataset_sink_mode=False``).
 SINK_OFF_BY_DEFAULT_SINCE = "2.0.0a0"
+#: Pipelines whose batches change shape from batch to batch, which sinking cannot feed to one compiled graph:
+#: ``bucket_batch_by_length``, and a ``GeneratorDataset`` whose source is named for buckets (``BucketASRDataset``).
+VARYING_SHAPE_BATCHES = frozenset(("bucket_batch_by_length",))
+VARYING_SHAPE_WORDS = ("bucket",)
 #: Classes a library module does not build at import time: built at module level, they make a file a script.
 SCRIPT_CLASSES = frozenset((MODEL, "mindspore.profiler.Profiler", "mindspore.train.CheckpointConfig",
                             "mindspore.train.ModelCheckpoint"))

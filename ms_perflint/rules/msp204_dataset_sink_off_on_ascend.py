@@ -14,6 +14,7 @@ from ms_perflint.analysis.facts import LIT, Call
 from ms_perflint.findings import Fix, FixAvailability, FixSafety
 from ms_perflint.project.model import Program
 from ms_perflint.project.modes import GRAPH, execution_mode
+from ms_perflint.project.training import Training
 from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
 from ms_perflint.rules.check import Check, append_keyword, replace_value
 
@@ -95,8 +96,12 @@ class DatasetSinkOffOnAscend(Rule):
             - custom training loops (a train-step cell called per batch): they have no flag to turn on --
               `mindspore.data_sink` is their tool, and not this rule's business.
 
-            Datasets that cannot sink: the rule does not know whether a Python generator yields samples of one
-            shape. A `GeneratorDataset` of fixed-size samples, batched, sinks like any other dataset; one whose
+            - datasets whose batches change shape: `bucket_batch_by_length`, or a `GeneratorDataset` whose source
+              is named for buckets (`BucketASRDataset`, a speech model's length buckets). Sinking feeds one
+              compiled graph; batches of several shapes need a graph each.
+
+            Other datasets that cannot sink: the rule does not know whether a Python generator yields samples of
+            one shape. A `GeneratorDataset` of fixed-size samples, batched, sinks like any other dataset; one whose
             shapes vary does not, and its author should keep the flag off -- with a `# noqa: MSP204` that says so.
         """,
         precision="""
@@ -206,7 +211,8 @@ class DatasetSinkOffOnAscend(Rule):
         project = check.project
         reported: Set[Tuple[str, int]] = set()
         for program in check.ascend_programs():
-            if not _graph_mode(check, program) or _collects_summaries(check, program):
+            if not _graph_mode(check, program) or _collects_summaries(check, program) or \
+                    _varying_shapes(check, program):
                 continue
             live = check.values.live_scopes(program)
             for path, call, kind in project.training_calls(program):
@@ -231,6 +237,25 @@ def _graph_mode(check: Check, program: Program) -> bool:
 
 def _collects_summaries(check: Check, program: Program) -> bool:
     return bool(check.project.program_calls(program, (ms.SUMMARY_COLLECTOR, ms.SUMMARY_MONITOR)))
+
+
+def _varying_shapes(check: Check, program: Program) -> bool:
+    """The program trains on batches whose shapes vary (bucketed batches): sinking them needs a graph per shape."""
+    project = check.project
+    for path, call_id in sorted(Training.shared(project).fed_datasets(program)):
+        call = project.python[path].call(call_id)
+        if call is None:
+            continue
+        if call.method in ms.VARYING_SHAPE_BATCHES:
+            return True
+        if project.qualified(path, call) == ms.GENERATOR_DATASET:
+            source = call.argument(ms.GENERATOR_SOURCE.keyword, ms.GENERATOR_SOURCE.position)
+            if source is None:
+                continue
+            names = [source.text, *(cls[1] for cls in project.instance_classes(path, source, call.scope))]
+            if any(word in name.lower() for name in names for word in ms.VARYING_SHAPE_WORDS):
+                return True
+    return False
 
 
 def _sink_off(check: Check, program: Program, path: str, call: Call) -> Optional[Tuple[str, Optional[Fix]]]:

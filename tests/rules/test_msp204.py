@@ -129,3 +129,27 @@ def test_a_program_collecting_summaries_is_silent_but_a_per_step_loss_monitor_is
 def test_a_custom_loop_is_not_this_rules_business():
     assert at(script(GRAPH, "step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)",
                      "for x, y in data:", "    step(x, y)"), version="2.3.1") == []
+
+
+def test_bucketed_batches_are_silent():
+    assert at(script(GRAPH, "import mindspore.dataset as ds",
+                     "data = ds.GeneratorDataset(source, ['x', 'y']).bucket_batch_by_length(['x'], [10, 20], [8, 8, 8])",
+                     "Model(net, loss, opt).train(10, data, dataset_sink_mode=False)")) == []
+    assert at("""
+        import mindspore as ms
+        import mindspore.dataset as ds
+        from mindspore.train import Model
+        class BucketSpeechDataset:
+            def __getitem__(self, index):
+                return self.batches[index]
+        def create_dataset():
+            source = BucketSpeechDataset()
+            return 1000, ds.GeneratorDataset(source, ["x", "y"])
+        if __name__ == "__main__":
+            ms.set_context(mode=ms.GRAPH_MODE)
+            vocab, data = create_dataset()
+            Model(net, loss, opt).train(10, data, dataset_sink_mode=False)
+    """) == []
+    assert at(script(GRAPH, "import mindspore.dataset as ds",
+                     "data = ds.GeneratorDataset(source, ['x', 'y']).batch(8)",
+                     "Model(net, loss, opt).train(10, data, dataset_sink_mode=False)")) == [(7, 5)]
