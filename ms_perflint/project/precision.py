@@ -413,9 +413,9 @@ def _cast_targets(project: Project, training: Training, path: str, call: Call):
 
 class ConvWeights(ParameterCount):
     """How many convolution weights a network's classes build, at least: every construction counts, as
-    :class:`ParameterCount` counts weights (a block built in a loop once per iteration, a loop's count at its
-    largest), but a convolution whose size takes several values counts at its smallest. Other layers count 0;
-    a convolution, loop or project network the linter cannot size makes the count unknown."""
+    :class:`ParameterCount` counts weights (a block built in a loop once per iteration), but a convolution whose
+    size takes several values counts at its smallest, what cannot be sized (a convolution of unknown channels, a
+    block class handed in, another package's network) counts 0, and a loop of unknown count runs once."""
 
     @classmethod
     def shared(cls, project: Project, values) -> "ConvWeights":
@@ -424,6 +424,24 @@ class ConvWeights(ParameterCount):
 
     def of_class(self, cls: ClassRef) -> Optional[int]:
         return self._counted(cls)  # no published size of a family: those count every weight, not convolutions
+
+    def of_scope(self, scope: ScopeRef) -> Optional[int]:
+        """Convolution weights built when the scope runs once, at least: what cannot be sized counts 0, and a
+        loop whose count is unknown once."""
+        if scope in self._scopes:
+            return self._scopes[scope]
+        self._scopes[scope] = 0  # recursion: nothing more
+        path, index = scope
+        total = 0
+        for call in self.project.python[path].calls:
+            if call.scope == index:
+                size = self._call(path, call) or 0
+                total += size * ((self._iterations(path, call) or 1) if size else 1)
+        self._scopes[scope] = total
+        return total
+
+    def _held_networks(self, cls: ClassRef, init: int) -> Optional[int]:
+        return super()._held_networks(cls, init) or 0
 
     def _call(self, path: str, call: Call) -> Optional[int]:
         qualified = self.project.qualified(path, call)
