@@ -277,7 +277,7 @@ def _sink_off(check: Check, program: Program, path: str, call: Call) -> Optional
     found = check.values.resolve(path, value, call.scope, program=program)
     if not found.complete or not found.values or not all(_is_false(k.value) for k in found.values):
         return None
-    if value.kind == LIT:
+    if value.kind == LIT and not value.via:  # written in the call: the fix edits the call, not a shared name
         return (f"{method} runs with dataset_sink_mode=False on Ascend in graph mode: every step copies its batch "
                 f"from the host and waits for it; {ADVICE}"), replace_value(value, "True", FixSafety.UNSAFE, SINK_FIX)
     written = "; ".join(sorted({k.describe() for k in found.values}))

@@ -153,3 +153,10 @@ def test_bucketed_batches_are_silent():
     assert at(script(GRAPH, "import mindspore.dataset as ds",
                      "data = ds.GeneratorDataset(source, ['x', 'y']).batch(8)",
                      "Model(net, loss, opt).train(10, data, dataset_sink_mode=False)")) == [(7, 5)]
+
+
+def test_a_flag_read_through_a_name_is_reported_without_editing_the_name():
+    """The fix edits the call only: a name may be shared by other calls or other runs."""
+    findings = lint(script(GRAPH, "SINK = False", "Model(net, loss, opt).train(10, data, dataset_sink_mode=SINK)"))
+    assert [(f.line, f.column + 1) for f in findings] == [(6, 5)]
+    assert findings[0].fix is None and "literal at train.py:5" in findings[0].message
