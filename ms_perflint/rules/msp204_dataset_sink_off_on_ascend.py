@@ -88,6 +88,9 @@ class DatasetSinkOffOnAscend(Rule):
             - PyNative programs (every mode the program sets is PyNative, or no mode on 2.x, where PyNative is the
               default), and programs whose mode the linter cannot know;
             - `dataset_sink_mode=True`, or a value the linter cannot know, or one that is True in some run;
+            - a flag read from a local variable (`sink = False` ... `dataset_sink_mode=sink`): the analysis keeps a
+              local name's last assignment only, and scripts set such flags per mode (True in the graph-mode arm,
+              False in the PyNative one). Module constants, argparse defaults and configs are followed;
             - an omitted flag on MindSpore 1.x or when the release is unknown (1.x sank by default);
             - programs that collect summaries (`SummaryCollector`, mindformers' `SummaryMonitor`): their data is
               taken at step granularity and sinking changes what they record. A per-step `LossMonitor` is not
@@ -274,6 +277,10 @@ def _sink_off(check: Check, program: Program, path: str, call: Call) -> Optional
         return (f"{method} runs without data sinking on Ascend in graph mode: dataset_sink_mode defaults to False "
                 f"since MindSpore 2.0 ({note}), so every step copies its batch from the host and waits for it; "
                 f"{ADVICE}"), fix
+    if value.kind == LIT and value.via and value.via not in check.project.python[path].constants:
+        # A local name: the analysis keeps its last assignment only, and a flag set per mode (``SINK = True`` in
+        # the graph arm, ``False`` in the PyNative one) would read False. Not trusted (mindface's train.py).
+        return None
     found = check.values.resolve(path, value, call.scope, program=program)
     if not found.complete or not found.values or not all(_is_false(k.value) for k in found.values):
         return None

@@ -155,8 +155,27 @@ def test_bucketed_batches_are_silent():
                      "Model(net, loss, opt).train(10, data, dataset_sink_mode=False)")) == [(7, 5)]
 
 
-def test_a_flag_read_through_a_name_is_reported_without_editing_the_name():
-    """The fix edits the call only: a name may be shared by other calls or other runs."""
-    findings = lint(script(GRAPH, "SINK = False", "Model(net, loss, opt).train(10, data, dataset_sink_mode=SINK)"))
+def test_a_module_constant_is_reported_without_editing_the_constant():
+    """The fix edits the call only: a constant may be shared by other calls."""
+    findings = lint("import mindspore as ms\nfrom mindspore.train import Model\nSINK = False\n"
+                    + script(GRAPH, "Model(net, loss, opt).train(10, data, dataset_sink_mode=SINK)").split("\n", 2)[2])
     assert [(f.line, f.column + 1) for f in findings] == [(6, 5)]
-    assert findings[0].fix is None and "literal at train.py:5" in findings[0].message
+    assert findings[0].fix is None and "literal at train.py:3" in findings[0].message
+
+
+def test_a_flag_set_per_mode_in_a_local_variable_is_silent():
+    """mindface's shape: the graph arm sinks, the PyNative arm does not; the last assignment alone says False."""
+    assert at("""
+        import mindspore as ms
+        from mindspore.train import Model
+        def main(args):
+            if args.mode == "GRAPH":
+                sink = True
+                ms.set_context(mode=ms.GRAPH_MODE)
+            else:
+                sink = False
+                ms.set_context(mode=ms.PYNATIVE_MODE)
+            Model(net, loss, opt).train(10, data, dataset_sink_mode=sink)
+        if __name__ == "__main__":
+            main(parse())
+    """) == []
