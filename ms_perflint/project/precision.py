@@ -484,6 +484,19 @@ def _dimension_size(value: object, dims: int) -> Optional[int]:
     return None
 
 
+def hand_cast(check, training: Training, precision: ProgramPrecision) -> Optional[str]:
+    """Where the code that builds the trained network casts a layer or cell to float16 (or to a dtype the linter
+    cannot know, ``to_float(self.cast_type)``) with ``to_float``/``add_flags_recursive``: precision managed by hand
+    (the model zoo's Faster R-CNN casts its convolutions on Ascend). None when it casts nothing that way."""
+    use = precision.use
+    classes = training.composition(training.network_classes(use.path, use.network, use.anchor.scope))
+    scopes = training.building_scopes(classes)
+    for path, call in check.project.calls_matching(_is_cast):
+        if (path, call.scope) in scopes and _cast_dtype(check.values, path, call) in (LOW, UNKNOWN_DTYPE):
+            return f"{path}:{call.line}"
+    return None
+
+
 def conv_weights(check, training: Training, precision: ProgramPrecision) -> Optional[int]:
     """The convolution weights of the network a program trains (None when they cannot be counted)."""
     use = precision.use

@@ -13,7 +13,7 @@ from typing import Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
 from ms_perflint.findings import FixAvailability
-from ms_perflint.project.precision import ProgramPrecision, conv_weights, program_precision
+from ms_perflint.project.precision import ProgramPrecision, conv_weights, hand_cast, program_precision
 from ms_perflint.project.training import Training
 from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
 from ms_perflint.rules.check import Check, amp_switch_fix
@@ -85,8 +85,10 @@ class Fp32ConvTraining(Rule):
             - programs with mixed precision in any form MSP101 knows: an AMP level that casts (`"O1"`, `"O2"`,
               `"O3"`, `"auto"`) or that the linter cannot know, an Ascend precision knob, `to_float(float16)` or
               `add_flags_recursive(fp16=True)` on the network, loss scaling in a train step;
-            - precision managed by hand (some layers cast to float16) and deliberate float32
-              (`to_float(mstype.float32)`, `cast_model_type=mstype.float32`);
+            - precision managed by hand: the network's code casts layers or cells to float16 with `to_float` or
+              `add_flags_recursive`, or to a dtype chosen at run time (`to_float(self.cast_type)`, as the model
+              zoo's Faster R-CNN does on Ascend) -- convolutions included; and deliberate float32
+              (`to_float(mstype.float32)` on the network, `cast_model_type=mstype.float32`);
             - networks whose MatMul work passes MSP101's bound: they are MSP101's;
             - small networks: under 1 M convolution weights (LeNet-5 holds 2.5 k, a CIFAR ResNet-20 0.27 M) --
               float16 buys little there, and the launch overhead dominates;
@@ -274,7 +276,9 @@ class Fp32ConvTraining(Rule):
             if (use.path, use.anchor.id) in reported:
                 continue
             weights = conv_weights(check, training, precision)
-            if weights is None or weights < ms.SIGNIFICANT_CONV_WEIGHTS or _fp32_needed(check, training, precision):
+            if weights is None or weights < ms.SIGNIFICANT_CONV_WEIGHTS:
+                continue
+            if hand_cast(check, training, precision) or _fp32_needed(check, training, precision):
                 continue
             reported.add((use.path, use.anchor.id))
             check.report(self.code, use.path, use.anchor, _message(precision, weights), amp_switch_fix(use))

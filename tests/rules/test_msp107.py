@@ -164,3 +164,14 @@ def test_a_float32_comment_without_a_reason_does_not_silence():
 
 def test_the_910a_target_is_silent():
     assert found(program("Model(Net(), loss, opt).train(10, data)"), ascend_target="910a") == {}
+
+
+def test_convolutions_cast_by_hand_are_silent():
+    """The model zoo's detectors cast their convolutions with to_float(self.cast_type), float16 on Ascend."""
+    by_hand = CNN.replace("        self.conv = nn.Conv2d(channels, channels, 3)\n",
+                          "        self.cast_type = mstype.float16 if ms.get_context('device_target') == 'Ascend' "
+                          "else mstype.float32\n"
+                          "        self.conv = nn.Conv2d(channels, channels, 3).to_float(self.cast_type)\n")
+    assert found(program("Model(Net(), loss, opt).train(10, data)", by_hand)) == {}
+    head_only = CNN.replace("self.head = nn.Dense(width, 10)", "self.head = nn.Dense(width, 10).to_float(mstype.float32)")
+    assert list(found(program("Model(Net(), loss, opt).train(10, data)", head_only))) == ["MSP107"]
