@@ -417,10 +417,31 @@ class ConvWeights(ParameterCount):
     size takes several values counts at its smallest, what cannot be sized (a convolution of unknown channels, a
     block class handed in, another package's network) counts 0, and a loop of unknown count runs once."""
 
+    def __init__(self, project: Project, values) -> None:
+        super().__init__(project, values)
+        #: The scopes each counted scope runs (itself, the methods, factories and classes it builds, transitively).
+        self._reach: Dict[ScopeRef, Set[ScopeRef]] = {}
+        self._collecting: List[Set[ScopeRef]] = []
+
     @classmethod
     def shared(cls, project: Project, values) -> "ConvWeights":
         """The project's counter (counts are shared by the rules of one run)."""
         return project.memo(("conv-weights", id(values)), lambda: cls(project, values))  # type: ignore[return-value]
+
+    def reach(self, classes: FrozenSet[ClassRef]) -> Set[ScopeRef]:
+        """Every scope that building one instance of each class runs, as the count follows them (networks kept
+        by a project train-step cell included)."""
+        collector: Set[ScopeRef] = set()
+        self._collecting.append(collector)
+        try:
+            self.of_classes(classes)
+        finally:
+            self._collecting.pop()
+        return collector
+
+    def of_call(self, path: str, call: Call) -> int:
+        """Convolution weights one call builds (a layer, a project block or factory), at least."""
+        return self._call(path, call) or 0
 
     def of_class(self, cls: ClassRef) -> Optional[int]:
         return self._counted(cls)  # no published size of a family: those count every weight, not convolutions
@@ -429,15 +450,24 @@ class ConvWeights(ParameterCount):
         """Convolution weights built when the scope runs once, at least: what cannot be sized counts 0, and a
         loop whose count is unknown once."""
         if scope in self._scopes:
+            for collector in self._collecting:
+                collector |= self._reach.get(scope, {scope})
             return self._scopes[scope]
         self._scopes[scope] = 0  # recursion: nothing more
+        reached = {scope}
+        self._collecting.append(reached)
         path, index = scope
         total = 0
-        for call in self.project.python[path].calls:
-            if call.scope == index:
-                size = self._call(path, call) or 0
-                total += size * ((self._iterations(path, call) or 1) if size else 1)
-        self._scopes[scope] = total
+        try:
+            for call in self.project.python[path].calls:
+                if call.scope == index:
+                    size = self._call(path, call) or 0
+                    total += size * ((self._iterations(path, call) or 1) if size else 1)
+        finally:
+            self._collecting.pop()
+        self._scopes[scope], self._reach[scope] = total, reached
+        for collector in self._collecting:
+            collector |= reached
         return total
 
     def _held_networks(self, cls: ClassRef, init: int) -> Optional[int]:
@@ -486,15 +516,30 @@ def _dimension_size(value: object, dims: int) -> Optional[int]:
 
 def hand_cast(check, training: Training, precision: ProgramPrecision) -> Optional[str]:
     """Where the code that builds the trained network casts a layer or cell to float16 (or to a dtype the linter
-    cannot know, ``to_float(self.cast_type)``) with ``to_float``/``add_flags_recursive``: precision managed by hand
-    (the model zoo's Faster R-CNN casts its convolutions on Ascend). None when it casts nothing that way."""
+    cannot know, ``to_float(self.cast_type)``), or a convolution to float32, with ``to_float``/
+    ``add_flags_recursive``: precision managed by hand (the model zoo's Faster R-CNN casts its convolutions on
+    Ascend). None when it casts nothing that way."""
+    project = check.project
     use = precision.use
-    classes = training.composition(training.network_classes(use.path, use.network, use.anchor.scope))
-    scopes = training.building_scopes(classes)
-    for path, call in check.project.calls_matching(_is_cast):
-        if (path, call.scope) in scopes and _cast_dtype(check.values, path, call) in (LOW, UNKNOWN_DTYPE):
+    network = training.network_classes(use.path, use.network, use.anchor.scope)
+    scopes = training.building_scopes(training.composition(network))
+    counter = ConvWeights.shared(project, check.values)
+    scopes |= counter.reach(network)
+    for path, call in project.calls_matching(_is_cast):
+        if (path, call.scope) not in scopes:
+            continue
+        dtype = _cast_dtype(check.values, path, call)
+        if dtype in (LOW, UNKNOWN_DTYPE) or (dtype == FP32 and _casts_a_convolution(counter, path, call)):
             return f"{path}:{call.line}"
     return None
+
+
+def _casts_a_convolution(counter: "ConvWeights", path: str, call: Call) -> bool:
+    """``nn.Conv2d(...).to_float(...)``, ``_conv(...).to_float(...)``: the cast's receiver is built in place and
+    builds convolutions (a convolution layer, a project factory or block that makes some)."""
+    receiver = call.receiver
+    inner = counter.project.python[path].call(receiver.data) if receiver is not None and receiver.kind == CALL else None
+    return inner is not None and counter.of_call(path, inner) > 0
 
 
 def conv_weights(check, training: Training, precision: ProgramPrecision) -> Optional[int]:

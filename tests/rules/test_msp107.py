@@ -175,3 +175,28 @@ def test_convolutions_cast_by_hand_are_silent():
     assert found(program("Model(Net(), loss, opt).train(10, data)", by_hand)) == {}
     head_only = CNN.replace("self.head = nn.Dense(width, 10)", "self.head = nn.Dense(width, 10).to_float(mstype.float32)")
     assert list(found(program("Model(Net(), loss, opt).train(10, data)", head_only))) == ["MSP107"]
+
+
+def test_convolutions_kept_in_float32_by_hand_inside_a_project_train_step_are_silent():
+    """Mask R-CNN's shape: a project train-step cell keeps the network; a helper's convolutions are cast to float32."""
+    step = """
+class TrainStep(nn.Cell):
+    def __init__(self, network, optimizer):
+        super().__init__()
+        self.network = network
+        self.optimizer = optimizer
+        self.grad = ms.ops.GradOperation(get_by_list=True)
+    def construct(self, x, y):
+        return self.grad(self.network, self.optimizer.parameters)(x, y)
+"""
+    by_hand = CNN.replace("        self.conv = nn.Conv2d(channels, channels, 3)\n",
+                          "        self.conv = conv3x3(channels).to_float(mstype.float32)\n") + step + """
+def conv3x3(channels):
+    return nn.Conv2d(channels, channels, 3)
+"""
+    main = """
+        net = Net()
+        Model(TrainStep(net, nn.Momentum(net.trainable_params(), 0.1, 0.9))).train(10, data)
+    """
+    assert found(program(main, by_hand)) == {}
+    assert list(found(program(main, CNN + step))) == ["MSP107"]
