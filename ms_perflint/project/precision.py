@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, LIT, REF, SELF, Call, Value
+from ms_perflint.analysis.facts import CALL, LIT, PARAM, REF, SELF, Call, Value
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 from ms_perflint.project.training import NetworkUse, ParameterCount, Training, holding_attribute, used_attributes
 from ms_perflint.project.values import Ref, Values
@@ -471,7 +471,18 @@ class ConvWeights(ParameterCount):
         return total
 
     def _held_networks(self, cls: ClassRef, init: int) -> Optional[int]:
-        return super()._held_networks(cls, init) or 0
+        """Networks handed to ``__init__`` and kept on ``self`` to be used, each at the smallest of the classes its
+        callers pass (two scripts that wrap different networks in same-named wrappers are not one network)."""
+        project = self.project
+        facts = project.class_facts(cls)
+        used = used_attributes(project, frozenset([cls]))
+        total = 0
+        for name, value in (facts.attrs.items() if facts is not None else ()):
+            if value.kind != PARAM or name not in used:
+                continue
+            sizes = [self.of_class(c) or 0 for c in project.instance_classes(cls[0], value, init) if project.is_cell(c)]
+            total += min(sizes) if sizes else 0
+        return total
 
     def _call(self, path: str, call: Call) -> Optional[int]:
         qualified = self.project.qualified(path, call)
