@@ -10,10 +10,10 @@ cells, and says for each site what covers it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, LIT, PARAM, REF, SELF, Call, Value
+from ms_perflint.analysis.facts import CALL, LIT, OP, PARAM, REF, SELF, Call, Value
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 from ms_perflint.project.training import NetworkUse, ParameterCount, Training, holding_attribute, used_attributes
 from ms_perflint.project.values import Ref, Values
@@ -420,8 +420,12 @@ class ConvWeights(ParameterCount):
     def __init__(self, project: Project, values) -> None:
         super().__init__(project, values)
         #: The scopes each counted scope runs (itself, the methods, factories and classes it builds, transitively).
-        self._reach: Dict[ScopeRef, Set[ScopeRef]] = {}
+        self._reach: Dict[Tuple[ScopeRef, tuple], Set[ScopeRef]] = {}
         self._collecting: List[Set[ScopeRef]] = []
+        #: Counts by scope and the argument values it was called with (see :meth:`_bound`).
+        self._bound_counts: Dict[Tuple[ScopeRef, tuple], int] = {}
+        #: The scope being entered by a call, with its parameters' values at that call.
+        self._bindings: List[Tuple[ScopeRef, Dict[str, Any]]] = []
 
     @classmethod
     def shared(cls, project: Project, values) -> "ConvWeights":
@@ -448,12 +452,13 @@ class ConvWeights(ParameterCount):
 
     def of_scope(self, scope: ScopeRef) -> Optional[int]:
         """Convolution weights built when the scope runs once, at least: what cannot be sized counts 0, and a
-        loop whose count is unknown once."""
-        if scope in self._scopes:
+        loop whose count is unknown once. A scope entered by a call is counted with that call's arguments."""
+        key = (scope, tuple(sorted(self._bound(scope).items())))
+        if key in self._bound_counts:
             for collector in self._collecting:
-                collector |= self._reach.get(scope, {scope})
-            return self._scopes[scope]
-        self._scopes[scope] = 0  # recursion: nothing more
+                collector |= self._reach.get(key, {scope})
+            return self._bound_counts[key]
+        self._bound_counts[key] = 0  # recursion: nothing more
         reached = {scope}
         self._collecting.append(reached)
         path, index = scope
@@ -465,10 +470,87 @@ class ConvWeights(ParameterCount):
                     total += size * ((self._iterations(path, call) or 1) if size else 1)
         finally:
             self._collecting.pop()
-        self._scopes[scope], self._reach[scope] = total, reached
+        self._bound_counts[key], self._reach[key] = total, reached
         for collector in self._collecting:
             collector |= reached
         return total
+
+    # --- call context: a block counted with the arguments of the call that builds it ----------------------
+
+    def _bound(self, scope: ScopeRef) -> Dict[str, Any]:
+        """The parameter values ``scope`` was entered with (``{}`` unless the innermost call enters it)."""
+        return self._bindings[-1][1] if self._bindings and self._bindings[-1][0] == scope else {}
+
+    def _entered(self, path: str, call: Call) -> Optional[ScopeRef]:
+        """The scope a call runs: a ``self.<method>``, a project class's ``__init__``, a project function."""
+        method = self._own_method(path, call)
+        if method is not None:
+            return method
+        symbol = self.project.callee(path, call) if call.callee else None
+        if symbol is None:
+            return None
+        if symbol.kind == "class":
+            facts = self.project.class_facts((symbol.path, symbol.name))
+            index = facts.methods.get("__init__") if facts is not None else None
+            return (symbol.path, index) if index is not None else None
+        function = self.project.function_of(symbol)
+        return (symbol.path, function) if function is not None else None
+
+    def _arguments(self, path: str, call: Call, target: ScopeRef) -> Dict[str, Any]:
+        """The target's parameters the call gives known sizes (ints, int tuples), evaluated where it is made."""
+        function = self.project.python[target[0]].scopes[target[1]]
+        offset = 1 if function.cls else 0
+        binding: Dict[str, Any] = {}
+        for position, name in enumerate(function.params[offset:]):
+            argument = call.argument(name, position)
+            known = self._evaluate(path, argument, call.scope) if argument is not None else \
+                self._evaluate(target[0], function.defaults.get(name), target[1], bound=False)
+            if known is not None:
+                binding[name] = known
+        return binding
+
+    def _evaluate(self, path: str, value: Optional[Value], scope: int, depth: int = 0, bound: bool = True) -> Any:
+        """An int (or tuple of ints) ``value`` has in the current call context; None when not known so."""
+        if value is None or depth > 8:
+            return None
+        if value.kind == LIT:
+            return value.data if _dimension_size(value.data, 1) is not None else None
+        if value.kind == PARAM:
+            return self._bound((path, scope)).get(value.data) if bound else None
+        if value.kind == OP and value.data in ("+", "-", "*", "//", "neg") and value.parts:
+            operands = [self._evaluate(path, part, scope, depth + 1, bound) for part in value.parts]
+            if not all(type(o) is int for o in operands):
+                return None
+            if value.data == "neg":
+                return -operands[0]
+            left, right = operands[0], operands[-1]
+            if value.data == "//":
+                return left // right if right else None
+            return {"+": left + right, "-": left - right, "*": left * right}[value.data]
+        if value.kind == SELF:
+            owner = self.project.owner_class(path, scope)
+            found = self.project.attribute(owner, value.data) if owner is not None else None
+            if found is not None and found[0] == path:
+                return self._evaluate(path, found[1], scope, depth + 1, bound)
+        return None
+
+    def _iterations(self, path: str, call: Call) -> Optional[int]:
+        """As :class:`ParameterCount` counts loops, with ``range(...)`` bounds taken from the call context."""
+        facts = self.project.python[path]
+        times = 1
+        for loop_id in call.loops:
+            loop = facts.loops[loop_id]
+            inner = facts.call(loop.iterable.data) if loop.iterable is not None and loop.iterable.kind == CALL else None
+            bounds = [self._evaluate(path, a, loop.scope) for a in inner.args[:2]] \
+                if inner is not None and inner.callee == "range" and 1 <= len(inner.args) <= 3 else [None]
+            if all(type(b) is int for b in bounds):
+                times *= max(0, bounds[0] if len(bounds) == 1 else bounds[1] - bounds[0])
+                continue
+            count = super()._iterations(path, call) if len(call.loops) == 1 else None
+            if count is None:
+                return None
+            times *= count
+        return times
 
     def _held_networks(self, cls: ClassRef, init: int) -> Optional[int]:
         """Networks handed to ``__init__`` and kept on ``self`` to be used, each at the smallest of the classes its
@@ -487,28 +569,45 @@ class ConvWeights(ParameterCount):
     def _call(self, path: str, call: Call) -> Optional[int]:
         qualified = self.project.qualified(path, call)
         if qualified in ms.CONV_LAYERS:
-            return _smallest_layer_size(self.values, path, call, ms.WEIGHTED_LAYERS[qualified])
+            return self._layer_size(path, call, ms.WEIGHTED_LAYERS[qualified])
         if qualified in ms.WEIGHTED_LAYERS or qualified in ms.UNSIZED_WEIGHT_LAYERS:
             return 0
-        return super()._call(path, call)
+        target = None if qualified else self._entered(path, call)
+        if target is None:
+            return super()._call(path, call)
+        self._bindings.append((target, self._arguments(path, call, target)))
+        try:
+            return super()._call(path, call)
+        finally:
+            self._bindings.pop()
+
+    def _layer_size(self, path: str, call: Call, layer: ms.WeightedLayer) -> Optional[int]:
+        """A convolution's weights: each size from the call context when known there, else at its smallest."""
+        product = 1
+        for parameter in (layer.inputs, layer.outputs, layer.kernel):
+            if parameter is None:
+                continue
+            dims = layer.dims if parameter is layer.kernel else 0
+            argument = call.argument(parameter.keyword, parameter.position)
+            known = self._evaluate(path, argument, call.scope)
+            size = _dimension_size(known, dims) if known is not None else \
+                _smallest_size(self.values, path, call, argument, dims)
+            if size is None:
+                return None
+            product *= size
+        return product
 
 
-def _smallest_layer_size(values: Values, path: str, call: Call, layer: ms.WeightedLayer) -> Optional[int]:
-    """A layer's weights at the smallest size its arguments can take (None when one is unknown): a block class
-    built with 64 and with 2048 channels counts 64 in every instance, so the count never exceeds the truth."""
-    product = 1
-    for parameter in (layer.inputs, layer.outputs, layer.kernel):
-        if parameter is None:
-            continue
-        argument = call.argument(parameter.keyword, parameter.position)
-        if argument is None:
-            return None
-        found = values.resolve(path, argument, call.scope)
-        sizes = [_dimension_size(k.value, layer.dims if parameter is layer.kernel else 0) for k in found.values]
-        if not found.complete or not sizes or None in sizes:
-            return None
-        product *= min(sizes)  # type: ignore[type-var]
-    return product
+def _smallest_size(values: Values, path: str, call: Call, argument: Optional[Value], dims: int) -> Optional[int]:
+    """The smallest size an argument can take (None when unknown): a block class built with 64 and with 2048
+    channels, and not counted at a call that says which, counts 64, so the count never exceeds the truth."""
+    if argument is None:
+        return None
+    found = values.resolve(path, argument, call.scope)
+    sizes = [_dimension_size(k.value, dims) for k in found.values]
+    if not found.complete or not sizes or None in sizes:
+        return None
+    return min(sizes)  # type: ignore[type-var]
 
 
 def _dimension_size(value: object, dims: int) -> Optional[int]:
@@ -557,4 +656,12 @@ def conv_weights(check, training: Training, precision: ProgramPrecision) -> Opti
     """The convolution weights of the network a program trains (None when they cannot be counted)."""
     use = precision.use
     classes = training.network_classes(use.path, use.network, use.anchor.scope)
-    return ConvWeights.shared(check.project, check.values).of_classes(classes) if classes else None
+    if not classes:
+        return None
+    counter = ConvWeights.shared(check.project, check.values)
+    built = training.unwrap(use.path, use.network)
+    call = check.project.python[use.path].call(built.data) if built.kind == CALL else None
+    symbol = check.project.callee(use.path, call) if call is not None and call.callee else None
+    if symbol is not None and symbol.kind == "class" and (symbol.path, symbol.name) in classes and len(classes) == 1:
+        return counter.of_call(use.path, call)  # ``Net(width=16)``: with the arguments (and defaults) it is built with
+    return counter.of_classes(classes)

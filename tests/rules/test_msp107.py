@@ -200,3 +200,33 @@ def conv3x3(channels):
     """
     assert found(program(main, by_hand)) == {}
     assert list(found(program(main, CNN + step))) == ["MSP107"]
+
+
+def test_blocks_are_counted_with_the_channels_each_call_gives_them():
+    """A U-Net's shape: one block class built with 3->64 ... 256->512 channels. Counted at the smallest channels
+    for every block, it would count 0.15 M; each call says its own channels (2.3 M)."""
+    unet = """
+import mindspore.nn as nn
+from mindspore.train import Model
+class DoubleConv(nn.Cell):
+    def __init__(self, in_channels, out_channels):
+        super().__init__()
+        mid = out_channels // 2
+        self.conv1 = nn.Conv2d(in_channels, mid, 3)
+        self.conv2 = nn.Conv2d(mid, out_channels, 3)
+    def construct(self, x):
+        return self.conv2(self.conv1(x))
+class UNet(nn.Cell):
+    def __init__(self, width=64):
+        super().__init__()
+        self.down1 = DoubleConv(3, width)
+        self.down2 = DoubleConv(width, width * 2)
+        self.down3 = DoubleConv(width * 2, width * 4)
+        self.down4 = DoubleConv(width * 4, width * 8)
+    def construct(self, x):
+        return self.down4(self.down3(self.down2(self.down1(x))))
+"""
+    findings = lint(program("Model(UNet(), loss, opt).train(10, data)", unet))
+    assert [f.code for f in findings] == ["MSP107"]
+    # (3*32 + 32*64 + 64*64 + 64*128 + 128*128 + 128*256 + 256*256 + 256*512) * 9
+    assert "at least 2,341,728 convolution weights" in findings[0].message
