@@ -209,8 +209,31 @@ WEIGHTED_LAYERS: Dict[str, WeightedLayer] = {
     "mindspore.nn.Conv3d": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1), Param("kernel_size", 2), 3),
     "mindspore.nn.Conv2dTranspose": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1),
                                                   Param("kernel_size", 2), 2),
+    "mindspore.nn.Conv1dTranspose": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1),
+                                                  Param("kernel_size", 2), 1),
+    "mindspore.nn.Conv3dTranspose": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1),
+                                                  Param("kernel_size", 2), 3),
+    # ``mint.nn.ConvTranspose2d`` (``mint.nn.Conv1d/2d/3d`` are the ``nn`` names above after canonical_name).
+    "mindspore.nn.ConvTranspose2d": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1),
+                                                  Param("kernel_size", 2), 2),
     "mindspore.nn.Embedding": WeightedLayer(Param("vocab_size", 0), Param("embedding_size", 1)),
 }
+#: Convolution layers (sized by :data:`WEIGHTED_LAYERS`; ``mint.nn.Conv2d`` is ``nn.Conv2d`` by canonical name).
+#: Convolutions run on the Ascend Cube, as MatMuls do (MSP107).
+CONV_LAYERS: FrozenSet[str] = frozenset(
+    ("mindspore.nn.Conv1d", "mindspore.nn.Conv2d", "mindspore.nn.Conv3d", "mindspore.nn.Conv1dTranspose",
+     "mindspore.nn.Conv2dTranspose", "mindspore.nn.Conv3dTranspose", "mindspore.nn.ConvTranspose2d")
+)
+#: Convolution primitives and functions (2.10): their weights are Parameters the linter does not size.
+CONV_OPS: FrozenSet[str] = frozenset(
+    ("mindspore.ops.Conv2D", "mindspore.ops.Conv3D", "mindspore.ops.Conv2DTranspose", "mindspore.ops.Conv3DTranspose",
+     "mindspore.ops.conv1d", "mindspore.ops.conv2d", "mindspore.ops.conv3d", "mindspore.ops.conv_transpose2d",
+     "mindspore.mint.nn.functional.conv1d", "mindspore.mint.nn.functional.conv2d",
+     "mindspore.mint.nn.functional.conv3d", "mindspore.mint.nn.functional.conv_transpose2d")
+)
+#: A network trained in float32 is worth mixed precision for its convolutions from this many convolution weights:
+#: LeNet-5's two convolutions hold 2.5 k, a CIFAR ResNet-20 0.27 M; ResNet-18 holds 11 M, ResNet-50 23 M.
+SIGNIFICANT_CONV_WEIGHTS = 1_000_000
 #: Layers whose weights the linter does not size: a network that builds one has an unknown size.
 UNSIZED_WEIGHT_LAYERS = frozenset(
     ("mindspore.Parameter", "mindspore.nn.LSTM", "mindspore.nn.GRU", "mindspore.nn.RNN", "mindspore.nn.LSTMCell",
@@ -365,6 +388,13 @@ PRECISION_MODE = "mindspore.device_context.ascend.op_precision.precision_mode"
 MATMUL_ALLOW_HF32 = "mindspore.device_context.ascend.op_precision.matmul_allow_hf32"
 #: Precision modes that keep an fp32 MatMul in fp32; every other mode casts.
 FP32_PRECISION_MODES = frozenset(("must_keep_origin_dtype", "force_fp32"))
+#: The ``ascend-target`` option (declared by MSP101, read by every precision rule): the Ascend chip the code runs on.
+ASCEND_TARGET_OPTION = "ascend-target"
+ASCEND_TARGETS = ("910a", "910b", "910c")
+DEFAULT_ASCEND_TARGET = "910b"
+#: Chips whose default precision mode already runs float32 Cube work (MatMul, convolution) in float16: the
+#: Atlas training series (910A) defaults to ``allow_fp32_to_fp16``; A2 and later to ``must_keep_origin_dtype``.
+CASTING_BY_DEFAULT_TARGETS = frozenset(("910a",))
 SET_CONTEXT = "mindspore.set_context"
 #: ``get_context("device_target")`` reads back what ``set_context`` set.
 GET_CONTEXT = "mindspore.get_context"
@@ -381,6 +411,16 @@ MODEL_EVAL_METHODS = frozenset(("eval", "predict", "infer_predict_layout"))
 #: runs once per sink of ``sink_size`` steps (-1: a whole epoch).
 MODEL_TRAIN_SINK = Param("dataset_sink_mode", 3)
 MODEL_TRAIN_SINK_SIZE = Param("sink_size", 4)
+#: Where each training method of ``Model`` takes ``dataset_sink_mode`` (2.10): ``fit(epoch, train_dataset,
+#: valid_dataset=None, valid_frequency=1, callbacks=None, dataset_sink_mode=False, ...)``.
+MODEL_SINK_FLAGS: Dict[str, Param] = {"train": MODEL_TRAIN_SINK, "fit": Param("dataset_sink_mode", 5)}
+#: ``dataset_sink_mode`` defaults to False since 2.0 and to True on 1.x (the 1.x ``Model.train`` signature:
+#: ``dataset_sink_mode=True``; 2.10's: ``dataset_sink_mode=False``).
+SINK_OFF_BY_DEFAULT_SINCE = "2.0.0a0"
+#: Pipelines whose batches change shape from batch to batch, which sinking cannot feed to one compiled graph:
+#: ``bucket_batch_by_length``, and a ``GeneratorDataset`` whose source is named for buckets (``BucketASRDataset``).
+VARYING_SHAPE_BATCHES = frozenset(("bucket_batch_by_length",))
+VARYING_SHAPE_WORDS = ("bucket",)
 #: Classes a library module does not build at import time: built at module level, they make a file a script.
 SCRIPT_CLASSES = frozenset((MODEL, "mindspore.profiler.Profiler", "mindspore.train.CheckpointConfig",
                             "mindspore.train.ModelCheckpoint"))
@@ -779,7 +819,8 @@ JIT_DECORATORS = frozenset(("mindspore.jit", "mindspore.ms_function"))
 #: Tensor methods that copy a value to the host: a ``construct`` that calls one runs in PyNative only.
 HOST_READS = frozenset(("asnumpy", "item"))
 #: Comments that mention these are recorded with their line (``# ms.set_context(mode=ms.GRAPH_MODE)``).
-COMMENT_MARKERS: Tuple[str, ...] = ("GRAPH_MODE",)
+#: ``fp32``/``float32`` in a comment may say a network needs float32 (MSP107: a GAN's ``# D must stay fp32``).
+COMMENT_MARKERS: Tuple[str, ...] = ("GRAPH_MODE", "fp32", "FP32", "float32")
 
 #: ``set_context(save_graphs=True | 1..3)`` writes the IR of every compiled graph (True is level 2; 2.10 warns that
 #: the parameter is deprecated in favour of ``MS_DEV_SAVE_GRAPHS``); ``save_graphs_path`` alone writes nothing.

@@ -13,6 +13,8 @@ untouched copy is the baseline. Then, as subprocesses on CPU:
 - the fixed checkpoint holds the 1001-class head;
 - finetune.py (the look-alikes, left alone by the fix) fine-tunes from the original's
   1000-class checkpoint in both copies;
+- the fixed train.py asks for data sinking (MSP204) and still logs every step on CPU; train_cnn.py
+  trains in both copies, in float32 before MSP107's fix and with AMP O2 after;
 - the fixed dataset drops its short last batch (MSP203), and custom_loop.py (MSP401,
   no fix) trains in both copies;
 - eager_loop.py (MSP202, no fix) trains in both copies, in float64 before MSP106's fix and
@@ -57,7 +59,13 @@ def recording_config(self, *args, **kwargs):
 def recording_model(self, *args, **kwargs):
     print("MODEL amp_level=%r" % (kwargs.get("amp_level", "O0"),), flush=True)
     model_init(self, *args, **kwargs)
+train_method = train.Model.train
+def recording_train(self, *args, **kwargs):
+    sink = kwargs.get("dataset_sink_mode", args[3] if len(args) > 3 else False)
+    print("TRAIN dataset_sink_mode=%r" % (sink,), flush=True)
+    return train_method(self, *args, **kwargs)
 train.CheckpointConfig.__init__, train.Model.__init__ = recording_config, recording_model
+train.Model.train = recording_train
 script = sys.argv[1]
 sys.argv = [script, "--device-target", "CPU", *sys.argv[2:]]
 runpy.run_path(script, run_name="__main__")
@@ -180,6 +188,26 @@ def test_fixed_copy_saves_asynchronously_and_trains_with_mixed_precision(trained
     assert tagged(trained["fixed"].done.stdout, "CHECKPOINT_CONFIG") == ["async_save=True"]
     assert tagged(trained["original"].done.stdout, "MODEL") == ["amp_level='O0'"]
     assert tagged(trained["fixed"].done.stdout, "MODEL") == ["amp_level='O2'"]
+
+
+def test_fixed_copy_asks_for_data_sinking_and_still_trains_every_step_on_cpu(trained):
+    """MSP204's fix: the fixed Model.train asks for sinking; on the CPU MindSpore 2.x trains without sinking
+    whatever the flag says, so LossMonitor(1) still logs every step (test_both_copies_train_and_write_checkpoints)."""
+    assert tagged(trained["original"].done.stdout, "TRAIN") == ["dataset_sink_mode=False"]
+    assert tagged(trained["fixed"].done.stdout, "TRAIN") == ["dataset_sink_mode=True"]
+
+
+@pytest.mark.parametrize("label", ["original", "fixed"])
+def test_the_cnn_trains_in_both_copies_in_float32_before_the_fix_and_o2_after(copies, label):
+    """train_cnn.py: MSP107's fix (amp_level="O2") trains, with a finite loss at every step."""
+    folder = getattr(copies, label)
+    done = python(RUN_AND_RECORD, "train_cnn.py", "--steps", str(STEPS), cwd=folder)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    steps = re.findall(r"epoch: 1 step: (\d+), loss is ([-0-9.e]+)", done.stdout)
+    assert [int(step) for step, _ in steps] == list(range(1, STEPS + 1)), done.stdout[-3000:]
+    assert all(float(loss) == float(loss) for _, loss in steps), "loss is NaN"
+    assert tagged(done.stdout, "MODEL") == ["amp_level='O0'" if label == "original" else "amp_level='O2'"]
+    assert tagged(done.stdout, "TRAIN") == ["dataset_sink_mode=True"]
 
 
 def checkpoint_shapes(run) -> Dict[str, List[int]]:

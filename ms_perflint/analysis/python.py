@@ -50,7 +50,7 @@ _BUILTINS = frozenset(dir(builtins))
 TEXT_LIMIT = 80
 #: Calls that get the material for appending a keyword argument (the fixes that append one).
 APPENDABLE = frozenset((ms.CHECKPOINT_CONFIG, ms.SAVE_CHECKPOINT, ms.MODEL, ms.GENERATOR_DATASET, ms.TENSOR))
-APPENDABLE_METHODS = frozenset((ms.BATCH,))
+APPENDABLE_METHODS = frozenset((ms.BATCH, *ms.MODEL_TRAIN_METHODS))
 #: At most this many marked comments are kept per file (a file of commented-out code must not bloat the facts).
 MAX_COMMENTS = 64
 _ARITHMETIC = {

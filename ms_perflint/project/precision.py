@@ -10,16 +10,19 @@ cells, and says for each site what covers it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, LIT, REF, SELF, Call, Value
+from ms_perflint.analysis.facts import CALL, LIT, OP, PARAM, REF, SELF, Call, Value
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
-from ms_perflint.project.training import NetworkUse, Training, holding_attribute, used_attributes
+from ms_perflint.project.training import NetworkUse, ParameterCount, Training, holding_attribute, used_attributes
 from ms_perflint.project.values import Ref, Values
 
 #: What a cast does to the layers it reaches.
 LOW, FP32, UNKNOWN_DTYPE = "low", "fp32", "unknown"
+#: A network whose MatMul layers hold fewer weights than this (a CNN's classifier head, a small MLP) does little
+#: MatMul work: a million weights is a 1024x1024 layer, or four BERT-tiny encoder layers.
+SIGNIFICANT_MATMUL_WEIGHTS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,28 @@ class ProgramPrecision:
     @property
     def has_mixed_precision(self) -> bool:
         return bool(self.knob) or any(level != "O0" for level, _ in self.levels)
+
+    @property
+    def all_fp32(self) -> bool:
+        """The program trains with no mixed precision at all, and not by the author's choice (no layer cast by
+        hand, no deliberate float32): the program-level finding of MSP101 and MSP107."""
+        return not self.has_mixed_precision and not self.manual and not self.deliberate_fp32
+
+    def fp32_sites(self) -> List["MatmulSite"]:
+        """The MatMul sites nothing casts."""
+        return [site for site in self.sites if site.coverage is None]
+
+    def significant_matmul_work(self) -> bool:
+        """Enough float32 MatMul work to matter (MSP101's bound): a million weights in MatMul layers, or several
+        MatMuls of sizes only known at run time (attention products, config-sized layers). One MatMul -- a CNN's
+        classifier head -- is not: the network's work is elsewhere (its convolutions are MSP107's)."""
+        sites = self.fp32_sites()
+        layers = sum(site.count for site in sites)
+        if layers < 2:
+            return False
+        known = sum(site.weights * site.count for site in sites if site.weights is not None)
+        unknown = sum(site.count for site in sites if site.weights is None)
+        return known >= SIGNIFICANT_MATMUL_WEIGHTS or (unknown >= 2 and layers >= 4)
 
     def covering_level(self) -> Optional[Tuple[str, str]]:
         """The AMP level that casts every MatMul, if one is set (an unknown level counts)."""
@@ -412,3 +437,262 @@ def _cast_targets(project: Project, training: Training, path: str, call: Call,
             if argument is not None:
                 for cls in project.instance_classes(caller_path, training.unwrap(caller_path, argument), caller.scope):
                     yield ClassTarget(cls)
+
+
+# --- convolution work (MSP107) --------------------------------------------------------------------
+
+
+class ConvWeights(ParameterCount):
+    """How many convolution weights a network's classes build, at least: every construction counts, as
+    :class:`ParameterCount` counts weights (a block built in a loop once per iteration), but a convolution whose
+    size takes several values counts at its smallest, what cannot be sized (a convolution of unknown channels, a
+    block class handed in, another package's network) counts 0, and a loop of unknown count runs once."""
+
+    def __init__(self, project: Project, values) -> None:
+        super().__init__(project, values)
+        #: The scopes each counted scope runs (itself, the methods, factories and classes it builds, transitively).
+        self._reach: Dict[Tuple[ScopeRef, tuple], Set[ScopeRef]] = {}
+        self._collecting: List[Set[ScopeRef]] = []
+        #: Counts by scope and the argument values it was called with (see :meth:`_bound`).
+        self._bound_counts: Dict[Tuple[ScopeRef, tuple], int] = {}
+        #: The scope being entered by a call, with its parameters' values at that call.
+        self._bindings: List[Tuple[ScopeRef, Dict[str, Any]]] = []
+
+    @classmethod
+    def shared(cls, project: Project, values) -> "ConvWeights":
+        """The project's counter (counts are shared by the rules of one run)."""
+        return project.memo(("conv-weights", id(values)), lambda: cls(project, values))  # type: ignore[return-value]
+
+    def reach(self, classes: FrozenSet[ClassRef]) -> Set[ScopeRef]:
+        """Every scope that building one instance of each class runs, as the count follows them (networks kept
+        by a project train-step cell included)."""
+        collector: Set[ScopeRef] = set()
+        self._collecting.append(collector)
+        try:
+            self.of_classes(classes)
+        finally:
+            self._collecting.pop()
+        return collector
+
+    def of_call(self, path: str, call: Call) -> int:
+        """Convolution weights one call builds (a layer, a project block or factory), at least."""
+        return self._call(path, call) or 0
+
+    def of_class(self, cls: ClassRef) -> Optional[int]:
+        return self._counted(cls)  # no published size of a family: those count every weight, not convolutions
+
+    def of_scope(self, scope: ScopeRef) -> Optional[int]:
+        """Convolution weights built when the scope runs once, at least: what cannot be sized counts 0, and a
+        loop whose count is unknown once. A scope entered by a call is counted with that call's arguments."""
+        key = (scope, tuple(sorted(self._bound(scope).items())))
+        if key in self._bound_counts:
+            for collector in self._collecting:
+                collector |= self._reach.get(key, {scope})
+            return self._bound_counts[key]
+        self._bound_counts[key] = 0  # recursion: nothing more
+        reached = {scope}
+        self._collecting.append(reached)
+        path, index = scope
+        total = 0
+        try:
+            for call in self.project.python[path].calls:
+                if call.scope == index:
+                    size = self._call(path, call) or 0
+                    total += size * ((self._iterations(path, call) or 1) if size else 1)
+        finally:
+            self._collecting.pop()
+        self._bound_counts[key], self._reach[key] = total, reached
+        for collector in self._collecting:
+            collector |= reached
+        return total
+
+    # --- call context: a block counted with the arguments of the call that builds it ----------------------
+
+    def _bound(self, scope: ScopeRef) -> Dict[str, Any]:
+        """The parameter values ``scope`` was entered with (``{}`` unless the innermost call enters it)."""
+        return self._bindings[-1][1] if self._bindings and self._bindings[-1][0] == scope else {}
+
+    def _entered(self, path: str, call: Call) -> Optional[ScopeRef]:
+        """The scope a call runs: a ``self.<method>``, a project class's ``__init__``, a project function."""
+        method = self._own_method(path, call)
+        if method is not None:
+            return method
+        symbol = self.project.callee(path, call) if call.callee else None
+        if symbol is None:
+            return None
+        if symbol.kind == "class":
+            facts = self.project.class_facts((symbol.path, symbol.name))
+            index = facts.methods.get("__init__") if facts is not None else None
+            return (symbol.path, index) if index is not None else None
+        function = self.project.function_of(symbol)
+        return (symbol.path, function) if function is not None else None
+
+    def _arguments(self, path: str, call: Call, target: ScopeRef) -> Dict[str, Any]:
+        """The target's parameters the call gives known sizes (ints, int tuples), evaluated where it is made."""
+        function = self.project.python[target[0]].scopes[target[1]]
+        offset = 1 if function.cls else 0
+        binding: Dict[str, Any] = {}
+        for position, name in enumerate(function.params[offset:]):
+            argument = call.argument(name, position)
+            known = self._evaluate(path, argument, call.scope) if argument is not None else \
+                self._evaluate(target[0], function.defaults.get(name), target[1], bound=False)
+            if known is not None:
+                binding[name] = known
+        return binding
+
+    def _evaluate(self, path: str, value: Optional[Value], scope: int, depth: int = 0, bound: bool = True) -> Any:
+        """An int (or tuple of ints) ``value`` has in the current call context; None when not known so."""
+        if value is None or depth > 8:
+            return None
+        if value.kind == LIT:
+            return value.data if _dimension_size(value.data, 1) is not None else None
+        if value.kind == PARAM:
+            return self._bound((path, scope)).get(value.data) if bound else None
+        if value.kind == OP and value.data in ("+", "-", "*", "//", "neg") and value.parts:
+            operands = [self._evaluate(path, part, scope, depth + 1, bound) for part in value.parts]
+            if not all(type(o) is int for o in operands):
+                return None
+            if value.data == "neg":
+                return -operands[0]
+            left, right = operands[0], operands[-1]
+            if value.data == "//":
+                return left // right if right else None
+            return {"+": left + right, "-": left - right, "*": left * right}[value.data]
+        if value.kind == SELF:
+            owner = self.project.owner_class(path, scope)
+            found = self.project.attribute(owner, value.data) if owner is not None else None
+            if found is not None and found[0] == path:
+                return self._evaluate(path, found[1], scope, depth + 1, bound)
+        return None
+
+    def _iterations(self, path: str, call: Call) -> Optional[int]:
+        """As :class:`ParameterCount` counts loops, with ``range(...)`` bounds taken from the call context."""
+        facts = self.project.python[path]
+        times = 1
+        for loop_id in call.loops:
+            loop = facts.loops[loop_id]
+            inner = facts.call(loop.iterable.data) if loop.iterable is not None and loop.iterable.kind == CALL else None
+            bounds = [self._evaluate(path, a, loop.scope) for a in inner.args[:2]] \
+                if inner is not None and inner.callee == "range" and 1 <= len(inner.args) <= 3 else [None]
+            if all(type(b) is int for b in bounds):
+                times *= max(0, bounds[0] if len(bounds) == 1 else bounds[1] - bounds[0])
+                continue
+            count = super()._iterations(path, call) if len(call.loops) == 1 else None
+            if count is None:
+                return None
+            times *= count
+        return times
+
+    def _held_networks(self, cls: ClassRef, init: int) -> Optional[int]:
+        """Networks handed to ``__init__`` and kept on ``self`` to be used, each at the smallest of the classes its
+        callers pass (two scripts that wrap different networks in same-named wrappers are not one network)."""
+        project = self.project
+        facts = project.class_facts(cls)
+        used = used_attributes(project, frozenset([cls]))
+        total = 0
+        for name, value in (facts.attrs.items() if facts is not None else ()):
+            if value.kind != PARAM or name not in used:
+                continue
+            sizes = [self.of_class(c) or 0 for c in project.instance_classes(cls[0], value, init) if project.is_cell(c)]
+            total += min(sizes) if sizes else 0
+        return total
+
+    def _call(self, path: str, call: Call) -> Optional[int]:
+        qualified = self.project.qualified(path, call)
+        if qualified in ms.CONV_LAYERS:
+            return self._layer_size(path, call, ms.WEIGHTED_LAYERS[qualified])
+        if qualified in ms.WEIGHTED_LAYERS or qualified in ms.UNSIZED_WEIGHT_LAYERS:
+            return 0
+        target = None if qualified else self._entered(path, call)
+        if target is None:
+            return super()._call(path, call)
+        self._bindings.append((target, self._arguments(path, call, target)))
+        try:
+            return super()._call(path, call)
+        finally:
+            self._bindings.pop()
+
+    def _layer_size(self, path: str, call: Call, layer: ms.WeightedLayer) -> Optional[int]:
+        """A convolution's weights: each size from the call context when known there, else at its smallest."""
+        product = 1
+        for parameter in (layer.inputs, layer.outputs, layer.kernel):
+            if parameter is None:
+                continue
+            dims = layer.dims if parameter is layer.kernel else 0
+            argument = call.argument(parameter.keyword, parameter.position)
+            known = self._evaluate(path, argument, call.scope)
+            size = _dimension_size(known, dims) if known is not None else \
+                _smallest_size(self.values, path, call, argument, dims)
+            if size is None:
+                return None
+            product *= size
+        return product
+
+
+def _smallest_size(values: Values, path: str, call: Call, argument: Optional[Value], dims: int) -> Optional[int]:
+    """The smallest size an argument can take (None when unknown): a block class built with 64 and with 2048
+    channels, and not counted at a call that says which, counts 64, so the count never exceeds the truth."""
+    if argument is None:
+        return None
+    found = values.resolve(path, argument, call.scope)
+    sizes = [_dimension_size(k.value, dims) for k in found.values]
+    if not found.complete or not sizes or None in sizes:
+        return None
+    return min(sizes)  # type: ignore[type-var]
+
+
+def _dimension_size(value: object, dims: int) -> Optional[int]:
+    """``3`` -> 3 (or 3**dims for a kernel), ``(3, 3)`` -> 9; None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value ** dims if dims else value
+    if isinstance(value, tuple) and value and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        product = 1
+        for item in value:
+            product *= item
+        return product
+    return None
+
+
+def hand_cast(check, training: Training, precision: ProgramPrecision) -> Optional[str]:
+    """Where the code that builds the trained network casts a layer or cell to float16 (or to a dtype the linter
+    cannot know, ``to_float(self.cast_type)``), or a convolution to float32, with ``to_float``/
+    ``add_flags_recursive``: precision managed by hand (the model zoo's Faster R-CNN casts its convolutions on
+    Ascend). None when it casts nothing that way."""
+    project = check.project
+    use = precision.use
+    network = training.network_classes(use.path, use.network, use.anchor.scope)
+    scopes = training.building_scopes(training.composition(network))
+    counter = ConvWeights.shared(project, check.values)
+    scopes |= counter.reach(network)
+    for path, call in project.calls_matching(_is_cast):
+        if (path, call.scope) not in scopes:
+            continue
+        dtype = _cast_dtype(check.values, path, call)
+        if dtype in (LOW, UNKNOWN_DTYPE) or (dtype == FP32 and _casts_a_convolution(counter, path, call)):
+            return f"{path}:{call.line}"
+    return None
+
+
+def _casts_a_convolution(counter: "ConvWeights", path: str, call: Call) -> bool:
+    """``nn.Conv2d(...).to_float(...)``, ``_conv(...).to_float(...)``: the cast's receiver is built in place and
+    builds convolutions (a convolution layer, a project factory or block that makes some)."""
+    receiver = call.receiver
+    inner = counter.project.python[path].call(receiver.data) if receiver is not None and receiver.kind == CALL else None
+    return inner is not None and counter.of_call(path, inner) > 0
+
+
+def conv_weights(check, training: Training, precision: ProgramPrecision) -> Optional[int]:
+    """The convolution weights of the network a program trains (None when they cannot be counted)."""
+    use = precision.use
+    classes = training.network_classes(use.path, use.network, use.anchor.scope)
+    if not classes:
+        return None
+    counter = ConvWeights.shared(check.project, check.values)
+    built = training.unwrap(use.path, use.network)
+    call = check.project.python[use.path].call(built.data) if built.kind == CALL else None
+    symbol = check.project.callee(use.path, call) if call is not None and call.callee else None
+    if symbol is not None and symbol.kind == "class" and (symbol.path, symbol.name) in classes and len(classes) == 1:
+        return counter.of_call(use.path, call)  # ``Net(width=16)``: with the arguments (and defaults) it is built with
+    return counter.of_classes(classes)

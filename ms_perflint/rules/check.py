@@ -16,6 +16,7 @@ from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import Call, PythonFacts, Value
 from ms_perflint.findings import Finding, Fix, FixSafety, TextEdit
 from ms_perflint.project.model import Program, Project
+from ms_perflint.project.training import NetworkUse
 from ms_perflint.project.values import DeviceDecision, Values, device
 from ms_perflint.settings import Settings
 
@@ -91,6 +92,12 @@ class Check:
         source = settings.mindspore_version_source.replace("inferred from ", "") or "the mindspore-version setting"
         return f"MindSpore {settings.mindspore_version} per {source}"
 
+    def casts_by_default(self, program: Program) -> bool:
+        """The program's chip (the ``ascend-target`` option) runs float32 Cube work in float16 by default (910A)."""
+        options = self._settings_for(program.entry).rule_options
+        target = options.get(ms.ASCEND_TARGET_OPTION, self.defaults.get(ms.ASCEND_TARGET_OPTION, ms.DEFAULT_ASCEND_TARGET))
+        return target in ms.CASTING_BY_DEFAULT_TARGETS
+
     def ascend(self, program: Program) -> DeviceDecision:
         """Does the program run on Ascend (memoised)?"""
         if program.entry not in self._devices:
@@ -118,6 +125,37 @@ def append_keyword(call: Call, keyword: str, value: str, safety: FixSafety, desc
         return None
     offset, before, after = call.insert
     return Fix(safety, description, (TextEdit(offset, offset, f"{before}{keyword}={value}{after}"), *extra))
+
+
+#: The program-level precision fix (MSP101, MSP107).
+AMP_SWITCH_FIX = "Enable mixed precision for the whole network (amp_level=\"O2\")"
+
+
+def amp_switch_fix(use: NetworkUse, values=None, program=None) -> Optional[Fix]:
+    """``amp_level="O2"`` on the ``Model(...)`` that trains a network in float32: appended, or replacing an explicit
+    ``"O0"`` (unsafe: it changes numerics) -- also the ``"O0"`` a name holds in the arm of an ``if`` the program's
+    runs take (``values`` and ``program`` given), never another arm's. None for a custom loop, or a level the call
+    may pass through ``**kw``."""
+    if use.kind != "model":
+        return None
+    entry = ms.AMP_ENTRIES[ms.MODEL].level
+    level = use.anchor.argument(entry.keyword, entry.position)
+    if level is None:
+        if use.anchor.may_pass(entry.keyword, entry.position):
+            return None
+        return append_keyword(use.anchor, entry.keyword, '"O2"', FixSafety.UNSAFE, AMP_SWITCH_FIX)
+    if level.kind == "lit" and isinstance(level.data, str) and level.data.upper() == "O0":
+        return replace_value(level, level.text.replace("O0", "O2").replace("o0", "O2"), FixSafety.UNSAFE,
+                             AMP_SWITCH_FIX)
+    if values is None:
+        return None
+    found = values.resolve(use.path, level, use.anchor.scope, program=program)
+    places = {k.where for k in found.values}
+    written = places.pop() if found.complete and len(places) == 1 else None
+    if written is None or written.path != use.path or written.end - written.start != len('"O0"') or not all(
+            isinstance(k.value, str) and k.value.upper() == "O0" and k.source == "literal" for k in found.values):
+        return None  # elsewhere, several places, or a prefixed or triple-quoted string: not edited blind
+    return Fix(FixSafety.UNSAFE, AMP_SWITCH_FIX, (TextEdit(written.start + 1, written.end - 1, "O2"),))
 
 
 def replace_value(value: Value, new: str, safety: FixSafety, description: str) -> Optional[Fix]:
@@ -178,4 +216,4 @@ def dtype_name(qualified: str) -> str:
 
 
 ASYNC_TRUE = "True"
-__all__ = ["Check", "append_keyword", "replace_value", "spelled", "spelled_name", "dtype_name", "ms"]
+__all__ = ["Check", "amp_switch_fix", "append_keyword", "replace_value", "spelled", "spelled_name", "dtype_name", "ms"]

@@ -10,24 +10,18 @@ AMP on is reported per layer only where a layer escapes AMP. The facts live in
 
 from __future__ import annotations
 
-from typing import List, Optional, Set, Tuple
+from typing import Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
 from ms_perflint.findings import Fix, FixAvailability, FixSafety, TextEdit
 from ms_perflint.project.training import NetworkUse, Training
 from ms_perflint.rules.base import Invalid, Option, Rule, RuleDocs, Valid
-from ms_perflint.rules.check import Check, append_keyword, replace_value, spelled
+from ms_perflint.rules.check import Check, amp_switch_fix, spelled
 from ms_perflint.project.precision import Coverage, MatmulSite, ProgramPrecision, program_precisions
 
-ASCEND_TARGETS = ("910a", "910b", "910c")
-DEFAULT_TARGET = "910b"
 #: A MatMul of at least this many weights (in x out) is worth running in float16; smaller ones
 #: (LeNet's 400x120) are not worth a finding on their own.
 SIGNIFICANT_WEIGHTS = 256 * 256
-#: A network whose MatMul layers hold fewer weights than this (a CNN's classifier head, a small MLP) does little
-#: MatMul work: a million weights is a 1024x1024 layer, or four BERT-tiny encoder layers.
-SIGNIFICANT_TOTAL = 1 << 20
-PROGRAM_FIX = "Enable mixed precision for the whole network (amp_level=\"O2\")"
 LAYER_FIX = "Run this layer in float16 (.to_float(float16))"
 
 
@@ -40,12 +34,12 @@ class Fp32Matmul(Rule):
     fix_availability = FixAvailability.SOMETIMES
     options = (
         Option(
-            "ascend-target",
-            DEFAULT_TARGET,
+            ms.ASCEND_TARGET_OPTION,
+            ms.DEFAULT_ASCEND_TARGET,
             "The Ascend chip the code runs on. On 910a (Atlas training series) the default precision mode "
             "already runs fp32 MatMul in float16, so the rule reports nothing unless the program sets "
             'precision_mode("must_keep_origin_dtype").',
-            choices=ASCEND_TARGETS,
+            choices=ms.ASCEND_TARGETS,
         ),
     )
     docs = RuleDocs(
@@ -339,18 +333,18 @@ class Fp32Matmul(Rule):
         for program in check.ascend_programs():
             with check.deciding(program.entry):
                 for precision in program_precisions(check, training, program):  # each training call on its own
-                    if check.option("ascend-target", program.entry) == "910a" and not precision.keeps_origin_dtype:
+                    if check.casts_by_default(program) and not precision.keeps_origin_dtype:
                         continue
                     if precision.has_mixed_precision:
                         self._escaping_layers(check, precision, reported)
-                    elif not precision.manual and not precision.deliberate_fp32:
+                    elif precision.all_fp32:
                         self._whole_program(check, precision, reported)
 
     # --- no mixed precision ----------------------------------------------------------------------
 
     def _whole_program(self, check: Check, precision: ProgramPrecision, reported: Set[Tuple[str, int]]) -> None:
-        sites = [s for s in precision.sites if s.coverage is None]
-        if not _significant(sites):
+        sites = precision.fp32_sites()
+        if not precision.significant_matmul_work():
             return
         use = precision.use
         key = (use.path, use.anchor.id)
@@ -360,7 +354,7 @@ class Fp32Matmul(Rule):
         largest = max(sites, key=lambda s: (s.weights or 0))
         biggest = f"largest: {largest.describe()}" if largest.weights else f"for example {largest.describe()}"
         where = "" if use.path == precision.program.entry else f" (trained by {precision.program.entry})"
-        fix = _program_fix(check, use, precision)
+        fix = amp_switch_fix(use, check.values, precision.program)
         switch = 'pass amp_level="O2" (or "O3")' if use.kind == "model" else \
             'wrap the network with amp.auto_mixed_precision(net, "O2") for this custom training loop'
         layers = sum(site.count for site in sites)
@@ -384,42 +378,8 @@ class Fp32Matmul(Rule):
             check.report(self.code, site.path, site.call, message, fix)
 
 
-def _significant(sites: List[MatmulSite]) -> bool:
-    """Enough MatMul work to matter: a million weights in MatMul layers, or several MatMuls of sizes only
-    known at run time (attention products, config-sized layers)."""
-    layers = sum(site.count for site in sites)
-    if layers < 2:
-        return False  # one MatMul, a CNN's classifier head: the network's work is elsewhere
-    known = sum(site.weights * site.count for site in sites if site.weights is not None)
-    unknown = sum(site.count for site in sites if site.weights is None)
-    return known >= SIGNIFICANT_TOTAL or (unknown >= 2 and layers >= 4)
-
-
 def _anchor_name(use: NetworkUse) -> str:
     return {"model": "Model(...)", "step": "This train step", "optimizer": "This custom training loop"}[use.kind]
-
-
-def _program_fix(check: Check, use: NetworkUse, precision: ProgramPrecision) -> Optional[Fix]:
-    if use.kind != "model":
-        return None
-    level = use.anchor.argument(ms.AMP_ENTRIES[ms.MODEL].level.keyword, ms.AMP_ENTRIES[ms.MODEL].level.position)
-    if level is None:
-        if use.anchor.may_pass("amp_level", ms.AMP_ENTRIES[ms.MODEL].level.position):
-            return None
-        return append_keyword(use.anchor, "amp_level", '"O2"', FixSafety.UNSAFE, PROGRAM_FIX)
-    if level.kind == "lit" and isinstance(level.data, str) and level.data.upper() == "O0":
-        return replace_value(level, level.text.replace("O0", "O2").replace("o0", "O2"), FixSafety.UNSAFE, PROGRAM_FIX)
-    # ``amp_level=amp`` with ``amp = "O0"`` in the arm the program's runs take: edit that arm's literal (never
-    # another arm's), when it is the one place the level is written in this file.
-    found = check.values.resolve(use.path, level, use.anchor.scope, program=precision.program)
-    places = {k.where for k in found.values}
-    written = places.pop() if found.complete and len(places) == 1 else None
-    if written is None or written.path != use.path or \
-            not all(isinstance(k.value, str) and k.value.upper() == "O0" and k.source == "literal" for k in found.values):
-        return None
-    if written.end - written.start != len('"O0"'):
-        return None  # a prefixed or triple-quoted string: not edited blind
-    return Fix(FixSafety.UNSAFE, PROGRAM_FIX, (TextEdit(written.start + 1, written.end - 1, "O2"),))
 
 
 def _layer_fix(check: Check, site: MatmulSite) -> Optional[Fix]:

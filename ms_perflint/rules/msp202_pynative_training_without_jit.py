@@ -315,8 +315,8 @@ def _settings_on_ascend(settings: List[ModeSetting]) -> List[ModeSetting]:
 def _commented_graph_mode(check: Check, path: str, call: Call) -> Optional[int]:
     """The line of a comment mentioning GRAPH_MODE next to the call (PyNative chosen on purpose), or None."""
     facts = check.project.python[path]
-    for line, _ in facts.comments:
-        if call.line - NEAR <= line <= (call.end_line or call.line) + NEAR:
+    for line, text in facts.comments:
+        if "GRAPH_MODE" in text and call.line - NEAR <= line <= (call.end_line or call.line) + NEAR:
             return line
     return None
 

@@ -1,0 +1,333 @@
+"""MSP107 fp32-conv-training: a training program runs a convolution-heavy network in float32 on Ascend.
+
+MSP101's program-level decision, for the networks it leaves alone: the program trains with no mixed
+precision at all (:attr:`~ms_perflint.project.precision.ProgramPrecision.all_fp32`, the same coverage),
+its MatMul work is below MSP101's bound, and the network holds at least a million convolution weights
+(:func:`~ms_perflint.project.precision.conv_weights`). Reported once per training call, at the same switch
+point (``Model(...)``, the train-step cell, the optimizer of a custom loop), with the same fix.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Set, Tuple
+
+from ms_perflint import catalogue as ms
+from ms_perflint.findings import FixAvailability
+from ms_perflint.project.precision import ProgramPrecision, conv_weights, hand_cast, program_precisions
+from ms_perflint.project.training import Training
+from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
+from ms_perflint.rules.check import Check, amp_switch_fix
+
+#: Words that, next to ``fp32``/``float32`` in a comment, say float32 is needed (``# D must stay fp32``).
+NEED_WORDS = ("need", "must", "keep", "require", "stable", "unstable", "nan", "overflow", "diverge", "precision")
+#: A config key or flag naming float32 (``--keep_fp32``, ``use_fp32: True``) says so too.
+FP32_KEY_WORDS = ("fp32", "float32")
+
+
+class Fp32ConvTraining(Rule):
+    """Report training programs that run a convolutional network in float32 on Ascend with no mixed precision."""
+
+    code = "MSP107"
+    name = "fp32-conv-training"
+    summary = "A training program runs a convolution-heavy network in float32 on Ascend with no mixed precision"
+    fix_availability = FixAvailability.SOMETIMES
+    docs = RuleDocs(
+        what_it_does="""
+            Decides, for each program that trains on Ascend with no mixed precision at all (no AMP level other
+            than `"O0"`, no Ascend precision knob, no `to_float` on the network), whether the network it trains
+            is convolution-heavy: at least 1 M weights in convolution layers (`nn.Conv1d`/`Conv2d`/`Conv3d`,
+            their `Transpose` forms, `mint.nn.Conv*`), counted over every block the network builds: a block
+            built in a loop once per iteration, each block with the channels the call that builds it gives
+            (`DoubleConv(64, 128)`, through arithmetic and defaults), a size known only as several candidates at
+            the smallest -- so the count is a lower bound. It reports
+            once per training call, at `Model(...)` -- or, in a custom loop, at the train-step cell or the
+            optimizer -- naming the convolution weights.
+
+            It is MSP101's program-level finding for the networks MSP101 leaves alone: a network whose MatMul
+            work passes MSP101's bound (a VGG with large Dense layers, a transformer) is MSP101's, and the two
+            rules never report the same call. The decision about mixed precision -- what counts as AMP, which
+            casts cover the network, where the switch is -- is MSP101's, shared, not re-derived.
+        """,
+        why_bad="""
+            Convolutions run on the Cube unit of Ascend's AI Core, as matrix products do, and the Cube is built
+            for float16 and bfloat16. On Atlas A2 (910B) and later, MindSpore's default precision mode
+            `must_keep_origin_dtype` keeps a float32 convolution in float32, at a fraction of the Cube's
+            float16 rate, and moves twice the bytes per activation. MindSpore's model zoo trains its CNNs
+            (ResNet, YOLO, U-Net, the GANs) with `amp_level="O2"` or `"O3"` on Ascend: for a CNN that is the
+            largest single speed lever.
+        """,
+        example="""
+            from mindspore.train import Model
+
+            model = Model(resnet, loss_fn=loss, optimizer=opt)
+            model.train(90, dataset)
+        """,
+        use_instead="""
+            from mindspore.train import Model
+
+            model = Model(resnet, loss_fn=loss, optimizer=opt, amp_level="O2")
+            model.train(90, dataset)
+        """,
+        fix_safety="""
+            *Unsafe*: it changes numerics. The fix is MSP101's program-level fix: it appends `amp_level="O2"` to
+            `Model(...)` (or replaces an explicit `"O0"`). O2 casts the network to float16 except BatchNorm and
+            LayerNorm, which keep float32 statistics, and adds dynamic loss scaling. On the CPU backend (tests,
+            laptops) MindSpore 2.10 accepts O2 only with `loss_scale_manager=None`. A custom loop gets no
+            automatic fix: wrap the network with `mindspore.amp.auto_mixed_precision(net, "O2")` and scale the
+            loss.
+        """,
+        programs="""
+            Programs that train on Ascend -- `Model.train`/`fit`, a train-step cell, a gradient function with an
+            optimizer -- and the network they train, wherever it is defined. A program that pins
+            `device_target`/`set_device` to GPU or CPU is not an Ascend program; an unknown target counts as
+            Ascend.
+        """,
+        silent_on="""
+            - programs with mixed precision in any form MSP101 knows: an AMP level that casts (`"O1"`, `"O2"`,
+              `"O3"`, `"auto"`) or that the linter cannot know, an Ascend precision knob, `to_float(float16)` or
+              `add_flags_recursive(fp16=True)` on the network, loss scaling in a train step;
+            - precision managed by hand: the network's code casts layers or cells to float16 with `to_float` or
+              `add_flags_recursive`, or to a dtype chosen at run time (`to_float(self.cast_type)`, as the model
+              zoo's Faster R-CNN does on Ascend) -- convolutions included; and deliberate float32
+              (`to_float(mstype.float32)` on the network, `cast_model_type=mstype.float32`);
+            - networks whose MatMul work passes MSP101's bound: they are MSP101's;
+            - small networks: under 1 M convolution weights (LeNet-5 holds 2.5 k, a CIFAR ResNet-20 0.27 M) --
+              float16 buys little there, and the launch overhead dominates;
+            - convolutions the linter cannot size count 0 (channels read from a list by a `zip` loop, a block
+              class handed in as a parameter, a network from another package or a registry): a ResNet built
+              that way may stay unreported -- unknown is never reported;
+            - code that says float32 is needed: a comment in the training script or the network's files that
+              names fp32/float32 with a reason (`# the discriminator must stay fp32`, `# fp32 for stability`),
+              or a config key or flag naming fp32 (`--keep_fp32`) -- a GAN or loss the author keeps in float32;
+            - programs on GPU or CPU, and the 910a target (`ascend-target = "910a"`, MSP101's option), whose
+              default precision mode already runs float32 convolutions in float16.
+        """,
+        precision="""
+            On the development set copies (mindcv, mindformers, mindocr, mindyolo, applications, mindaudio,
+            mindface, mindpose, mindediting, minddet; 2026-11-27): 12 findings in 10 programs (two programs as a
+            script and its notebook), all read, all factually right (float32 training on Ascend by default, no
+            mixed precision anywhere, the convolution count checked against the code): FCN-8s (134 M convolution
+            weights), U-Net (31 M), VGG-16 on CIFAR x2, WaveNet, RetinaFace, ECAPA-TDNN (a fixed loss scale of
+            2^14 with nothing in float16) -- worth acting on -- and five GAN programs (CRA inpainting,
+            AnimeGANv2, a mural-restoration CycleGAN, SRGAN x2), worth acting on as the model zoo does, with the
+            fix's numerics checked: 12 of 12 (100 %), 7 of 12 if every GAN were left to its author. Earlier
+            versions reported Faster R-CNN's and Mask R-CNN's notebooks, whose convolutions are cast by hand
+            (`to_float(self.cast_type)`), and mindaudio's TasNet through a same-named wrapper of another script:
+            all three are left alone now. Recall is limited by sizing: 22 application folders train convolutions
+            with no float16 anywhere; many of them are GPU/CPU notebooks, and ResNet-style networks whose
+            channels come from lists in `zip` loops count 0.
+        """,
+        references=(
+            "https://www.mindspore.cn/tutorials/en/master/beginner/mixed_precision.html",
+            "https://gitee.com/mindspore/models (the model zoo: ResNet, YOLO, U-Net and GAN scripts train with "
+            "amp_level O2/O3 on Ascend)",
+            "https://www.mindspore.cn/docs/en/master/api_python/device_context/mindspore.device_context.ascend.op_precision.precision_mode.html",
+        ),
+    )
+    valid = (
+        Valid(
+            """
+            import mindspore.nn as nn
+            from mindspore.train import Model
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.conv1 = nn.Conv2d(3, 256, 3)
+                    self.conv2 = nn.Conv2d(256, 512, 3)
+                    self.fc = nn.Dense(512, 10)
+                def construct(self, x):
+                    return self.fc(self.conv2(self.conv1(x)).mean(axis=(2, 3)))
+            if __name__ == "__main__":
+                Model(Net(), loss, opt, amp_level="O2").train(1, data)
+            """,
+            why="AMP O2 covers every convolution",
+        ),
+        Valid(
+            """
+            import mindspore.nn as nn
+            from mindspore.train import Model
+            class LeNet(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.conv1 = nn.Conv2d(1, 6, 5)
+                    self.conv2 = nn.Conv2d(6, 16, 5)
+                    self.fc = nn.Dense(400, 10)
+                def construct(self, x):
+                    return self.fc(self.conv2(self.conv1(x)).flatten())
+            if __name__ == "__main__":
+                Model(LeNet(), loss, opt).train(1, data)
+            """,
+            why="2.5 k convolution weights: LeNet-sized",
+        ),
+        Valid(
+            """
+            import mindspore as ms
+            import mindspore.nn as nn
+            from mindspore.train import Model
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.conv1 = nn.Conv2d(3, 256, 3)
+                    self.conv2 = nn.Conv2d(256, 512, 3)
+                    self.fc = nn.Dense(512, 10)
+                def construct(self, x):
+                    return self.fc(self.conv2(self.conv1(x)).mean(axis=(2, 3)))
+            if __name__ == "__main__":
+                ms.set_context(device_target="GPU")
+                Model(Net(), loss, opt).train(1, data)
+            """,
+            why="a GPU program",
+        ),
+        Valid(
+            """
+            import mindspore.nn as nn
+            from mindspore.train import Model
+            class Discriminator(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    # the discriminator must stay fp32: its loss overflows in float16
+                    self.conv1 = nn.Conv2d(3, 256, 3)
+                    self.conv2 = nn.Conv2d(256, 512, 3)
+                    self.fc = nn.Dense(512, 1)
+                def construct(self, x):
+                    return self.fc(self.conv2(self.conv1(x)).mean(axis=(2, 3)))
+            if __name__ == "__main__":
+                Model(Discriminator(), loss, opt).train(1, data)
+            """,
+            why="the code says float32 is needed",
+        ),
+    )
+    invalid = (
+        Invalid(
+            """
+            import mindspore.nn as nn
+            from mindspore.train import Model
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.conv1 = nn.Conv2d(3, 256, 3)
+                    self.conv2 = nn.Conv2d(256, 512, 3)
+                    self.fc = nn.Dense(512, 10)
+                def construct(self, x):
+                    return self.fc(self.conv2(self.conv1(x)).mean(axis=(2, 3)))
+            if __name__ == "__main__":
+                model = Model(Net(), loss_fn=loss, optimizer=opt)
+                model.train(1, data)
+            """,
+            line=12,
+            column=13,
+            message_contains="1,186,560 convolution weights",
+            fixed="""
+            import mindspore.nn as nn
+            from mindspore.train import Model
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.conv1 = nn.Conv2d(3, 256, 3)
+                    self.conv2 = nn.Conv2d(256, 512, 3)
+                    self.fc = nn.Dense(512, 10)
+                def construct(self, x):
+                    return self.fc(self.conv2(self.conv1(x)).mean(axis=(2, 3)))
+            if __name__ == "__main__":
+                model = Model(Net(), loss_fn=loss, optimizer=opt, amp_level="O2")
+                model.train(1, data)
+            """,
+        ),
+        Invalid(
+            """
+            import mindspore.nn as nn
+            from mindspore.train import Model
+            class Block(nn.Cell):
+                def __init__(self, channels):
+                    super().__init__()
+                    self.conv = nn.Conv2d(channels, channels, 3)
+                def construct(self, x):
+                    return self.conv(x)
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.blocks = nn.SequentialCell([Block(128) for _ in range(8)])
+                def construct(self, x):
+                    return self.blocks(x)
+            if __name__ == "__main__":
+                Model(Net(), loss, opt, amp_level="O0").train(1, data)
+            """,
+            line=16,
+            column=5,
+            message_contains="amp_level",
+            fixed="""
+            import mindspore.nn as nn
+            from mindspore.train import Model
+            class Block(nn.Cell):
+                def __init__(self, channels):
+                    super().__init__()
+                    self.conv = nn.Conv2d(channels, channels, 3)
+                def construct(self, x):
+                    return self.conv(x)
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.blocks = nn.SequentialCell([Block(128) for _ in range(8)])
+                def construct(self, x):
+                    return self.blocks(x)
+            if __name__ == "__main__":
+                Model(Net(), loss, opt, amp_level="O2").train(1, data)
+            """,
+        ),
+    )
+
+    def check(self, check: Check) -> None:
+        training = Training.shared(check.project)
+        reported: Set[Tuple[str, int]] = set()
+        for program in check.ascend_programs():
+            with check.deciding(program.entry):
+                for precision in program_precisions(check, training, program):  # each training call on its own
+                    self._decide(check, training, program, precision, reported)
+
+    def _decide(self, check: Check, training: Training, program, precision: ProgramPrecision,
+                reported: Set[Tuple[str, int]]) -> None:
+        if not precision.all_fp32 or precision.significant_matmul_work():
+            return  # mixed precision, the author's choice, or MSP101's finding
+        if check.casts_by_default(program) and not precision.keeps_origin_dtype:
+            return
+        use = precision.use
+        if (use.path, use.anchor.id) in reported:
+            return
+        weights = conv_weights(check, training, precision)
+        if weights is None or weights < ms.SIGNIFICANT_CONV_WEIGHTS:
+            return
+        if hand_cast(check, training, precision) or _fp32_needed(check, training, precision):
+            return
+        reported.add((use.path, use.anchor.id))
+        check.report(self.code, use.path, use.anchor, _message(precision, weights),
+                     amp_switch_fix(use, check.values, precision.program))
+
+
+def _message(precision: ProgramPrecision, weights: int) -> str:
+    use = precision.use
+    anchor = {"model": "Model(...)", "step": "This train step", "optimizer": "This custom training loop"}[use.kind]
+    where = "" if use.path == precision.program.entry else f" (trained by {precision.program.entry})"
+    switch = 'pass amp_level="O2" (or "O3")' if use.kind == "model" else \
+        'wrap the network with amp.auto_mixed_precision(net, "O2") for this custom training loop'
+    return (f"{anchor} trains{where} a convolutional network in float32 with no mixed precision: at least "
+            f"{weights:,} convolution weights run in fp32 on the Cube; {switch}")
+
+
+def _fp32_needed(check: Check, training: Training, precision: ProgramPrecision) -> Optional[str]:
+    """Where the program's code says float32 is needed: a comment naming fp32 with a reason, in the training
+    script or a file that builds the network, or a config key or flag naming fp32. None when it does not."""
+    project = check.project
+    use = precision.use
+    classes = training.composition(training.network_classes(use.path, use.network, use.anchor.scope))
+    paths = {precision.program.entry, use.path} | {path for path, _ in training.building_scopes(classes)}
+    for path in sorted(paths):
+        facts = project.python.get(path)
+        for line, text in (facts.comments if facts is not None else ()):
+            lowered = text.lower()
+            if any(m in lowered for m in ("fp32", "float32")) and any(w in lowered for w in NEED_WORDS):
+                return f"{path}:{line}"
+    for key in check.values.config(precision.program):
+        if any(word in key.lower() for word in FP32_KEY_WORDS):
+            return key
+    return None
+

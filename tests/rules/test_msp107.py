@@ -1,0 +1,232 @@
+"""MSP107 fp32-conv-training: a convolutional network trained in float32 on Ascend with no mixed precision --
+and the look-alikes that must stay silent (AMP on, to_float, LeNet-sized CNNs, MSP101's networks, GPU/CPU,
+code that says float32 is needed, the 910a target)."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Dict, List, Tuple
+
+from ms_perflint.rules.msp101_fp32_matmul import Fp32Matmul
+from ms_perflint.rules.msp107_fp32_conv_training import Fp32ConvTraining
+from ms_perflint.run.lint import check_text
+from ms_perflint.settings import Settings
+
+#: A CNN of 12 convolutions of 128x128x3x3 (1.77 M weights) built by a loop, and a small classifier head.
+CNN = """
+import mindspore as ms
+import mindspore.nn as nn
+from mindspore.common import dtype as mstype
+from mindspore.train import Model
+class Block(nn.Cell):
+    def __init__(self, channels):
+        super().__init__()
+        self.conv = nn.Conv2d(channels, channels, 3)
+        self.bn = nn.BatchNorm2d(channels)
+    def construct(self, x):
+        return self.bn(self.conv(x))
+class Net(nn.Cell):
+    def __init__(self, width=128, depth=12):
+        super().__init__()
+        self.stem = nn.Conv2d(3, width, 3)
+        self.blocks = nn.SequentialCell([Block(width) for _ in range(depth)])
+        self.head = nn.Dense(width, 10)
+    def construct(self, x):
+        return self.head(self.blocks(self.stem(x)).mean(axis=(2, 3)))
+"""
+
+
+def lint(code: str, **options) -> List:
+    settings = Settings(select=("MSP101", "MSP107"), rule_options={k.replace("_", "-"): v for k, v in options.items()})
+    result = check_text(textwrap.dedent(code).lstrip("\n"), "train.py", settings, rules=[Fp32Matmul, Fp32ConvTraining])
+    assert result.error is None, result.error
+    return result.findings
+
+
+def found(code: str, **options) -> Dict[str, List[Tuple[int, int]]]:
+    """``{code: [(line, column)]}`` of MSP101's and MSP107's findings."""
+    by_code: Dict[str, List[Tuple[int, int]]] = {}
+    for finding in lint(code, **options):
+        by_code.setdefault(finding.code, []).append((finding.line, finding.column + 1))
+    return by_code
+
+
+def program(main: str, network: str = CNN) -> str:
+    return network + 'if __name__ == "__main__":\n' + textwrap.indent(textwrap.dedent(main).strip("\n"), "    ") + "\n"
+
+
+MODEL_LINE = CNN.count("\n") + 1  # the first line of the __main__ block
+
+
+# --- reported ------------------------------------------------------------------------------------------------
+
+
+def test_a_cnn_trained_in_float32_is_reported_at_model_with_the_o2_fix():
+    findings = lint(program("""
+        model = Model(Net(), loss_fn=loss, optimizer=opt)
+        model.train(10, data)
+    """))
+    assert [(f.code, f.line, f.column + 1) for f in findings] == [("MSP107", MODEL_LINE, 13)]
+    # 3x128x9 + 12 x 128x128x9, counted once per block the comprehension builds
+    assert "at least 1,772,928 convolution weights" in findings[0].message
+    assert findings[0].fix is not None and 'amp_level="O2"' in findings[0].fix.edits[0].new
+
+
+def test_an_explicit_o0_counts_as_no_mixed_precision_and_is_replaced():
+    findings = lint(program('Model(Net(), loss, opt, amp_level="O0").train(10, data)'))
+    assert [f.code for f in findings] == ["MSP107"]
+    assert findings[0].fix.edits[0].new == '"O2"'
+
+
+def test_a_custom_loop_is_reported_without_a_fix():
+    findings = lint(program("""
+        net = Net()
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+        for x, y in data:
+            step(x, y)
+    """))
+    assert [f.code for f in findings] == ["MSP107"]
+    assert "auto_mixed_precision" in findings[0].message and findings[0].fix is None
+
+
+# --- silent --------------------------------------------------------------------------------------------------
+
+
+def test_amp_levels_that_cast_are_silent():
+    for level in ("O1", "O2", "O3", "auto"):
+        assert found(program(f'Model(Net(), loss, opt, amp_level="{level}").train(10, data)')) == {}, level
+
+
+def test_to_float_on_the_network_and_auto_mixed_precision_are_silent():
+    assert found(program("""
+        net = Net().to_float(mstype.float16)
+        Model(net, loss, opt).train(10, data)
+    """)) == {}
+    assert found(program("""
+        net = ms.amp.auto_mixed_precision(Net(), "O2")
+        Model(net, loss, opt).train(10, data)
+    """)) == {}
+
+
+def test_deliberate_float32_is_silent():
+    assert found(program("""
+        net = Net().to_float(mstype.float32)
+        Model(net, loss, opt).train(10, data)
+    """)) == {}
+
+
+def test_a_lenet_sized_cnn_is_silent():
+    lenet = CNN.replace("width=128, depth=12", "width=16, depth=4")
+    assert found(program("Model(Net(), loss, opt).train(10, data)", lenet)) == {}
+
+
+def test_a_cnn_whose_channels_are_unknown_is_silent():
+    unknown = CNN.replace("def __init__(self, width=128, depth=12):", "def __init__(self, width, depth=12):")
+    assert found(program("Model(Net(read_width()), loss, opt).train(10, data)", unknown)) == {}
+
+
+def test_a_vgg_with_large_dense_layers_is_msp101s_not_msp107s():
+    vgg = CNN.replace("        self.head = nn.Dense(width, 10)\n",
+                      "        self.fc1 = nn.Dense(width * 49, 4096)\n        self.head = nn.Dense(4096, 10)\n")
+    vgg = vgg.replace("return self.head(self.blocks(self.stem(x)).mean(axis=(2, 3)))",
+                      "return self.head(self.fc1(self.blocks(self.stem(x)).flatten()))")
+    assert found(program("Model(Net(), loss, opt).train(10, data)", vgg)) == {"MSP101": [(MODEL_LINE + 1, 5)]}
+
+
+def test_gpu_and_cpu_programs_are_silent():
+    for target in ("GPU", "CPU"):
+        assert found(program(f"""
+            ms.set_context(device_target="{target}")
+            Model(Net(), loss, opt).train(10, data)
+        """)) == {}, target
+
+
+def test_a_gan_whose_code_says_float32_is_needed_is_silent():
+    commented = CNN.replace("        self.stem = nn.Conv2d(3, width, 3)\n",
+                            "        # keep the discriminator in fp32: its loss is unstable in float16\n"
+                            "        self.stem = nn.Conv2d(3, width, 3)\n")
+    assert found(program("Model(Net(), loss, opt).train(10, data)", commented)) == {}
+    flagged = program("""
+        import argparse
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--keep_fp32", type=bool, default=True)
+        args = parser.parse_args()
+        Model(Net(), loss, opt).train(10, data)
+    """)
+    assert found(flagged) == {}
+
+
+def test_a_float32_comment_without_a_reason_does_not_silence():
+    casting = CNN.replace("        self.stem = nn.Conv2d(3, width, 3)\n",
+                          "        # images arrive as float32\n        self.stem = nn.Conv2d(3, width, 3)\n")
+    assert list(found(program("Model(Net(), loss, opt).train(10, data)", casting))) == ["MSP107"]
+
+
+def test_the_910a_target_is_silent():
+    assert found(program("Model(Net(), loss, opt).train(10, data)"), ascend_target="910a") == {}
+
+
+def test_convolutions_cast_by_hand_are_silent():
+    """The model zoo's detectors cast their convolutions with to_float(self.cast_type), float16 on Ascend."""
+    by_hand = CNN.replace("        self.conv = nn.Conv2d(channels, channels, 3)\n",
+                          "        self.cast_type = mstype.float16 if ms.get_context('device_target') == 'Ascend' "
+                          "else mstype.float32\n"
+                          "        self.conv = nn.Conv2d(channels, channels, 3).to_float(self.cast_type)\n")
+    assert found(program("Model(Net(), loss, opt).train(10, data)", by_hand)) == {}
+    head_only = CNN.replace("self.head = nn.Dense(width, 10)", "self.head = nn.Dense(width, 10).to_float(mstype.float32)")
+    assert list(found(program("Model(Net(), loss, opt).train(10, data)", head_only))) == ["MSP107"]
+
+
+def test_convolutions_kept_in_float32_by_hand_inside_a_project_train_step_are_silent():
+    """Mask R-CNN's shape: a project train-step cell keeps the network; a helper's convolutions are cast to float32."""
+    step = """
+class TrainStep(nn.Cell):
+    def __init__(self, network, optimizer):
+        super().__init__()
+        self.network = network
+        self.optimizer = optimizer
+        self.grad = ms.ops.GradOperation(get_by_list=True)
+    def construct(self, x, y):
+        return self.grad(self.network, self.optimizer.parameters)(x, y)
+"""
+    by_hand = CNN.replace("        self.conv = nn.Conv2d(channels, channels, 3)\n",
+                          "        self.conv = conv3x3(channels).to_float(mstype.float32)\n") + step + """
+def conv3x3(channels):
+    return nn.Conv2d(channels, channels, 3)
+"""
+    main = """
+        net = Net()
+        Model(TrainStep(net, nn.Momentum(net.trainable_params(), 0.1, 0.9))).train(10, data)
+    """
+    assert found(program(main, by_hand)) == {}
+    assert list(found(program(main, CNN + step))) == ["MSP107"]
+
+
+def test_blocks_are_counted_with_the_channels_each_call_gives_them():
+    """A U-Net's shape: one block class built with 3->64 ... 256->512 channels. Counted at the smallest channels
+    for every block, it would count 0.15 M; each call says its own channels (2.3 M)."""
+    unet = """
+import mindspore.nn as nn
+from mindspore.train import Model
+class DoubleConv(nn.Cell):
+    def __init__(self, in_channels, out_channels):
+        super().__init__()
+        mid = out_channels // 2
+        self.conv1 = nn.Conv2d(in_channels, mid, 3)
+        self.conv2 = nn.Conv2d(mid, out_channels, 3)
+    def construct(self, x):
+        return self.conv2(self.conv1(x))
+class UNet(nn.Cell):
+    def __init__(self, width=64):
+        super().__init__()
+        self.down1 = DoubleConv(3, width)
+        self.down2 = DoubleConv(width, width * 2)
+        self.down3 = DoubleConv(width * 2, width * 4)
+        self.down4 = DoubleConv(width * 4, width * 8)
+    def construct(self, x):
+        return self.down4(self.down3(self.down2(self.down1(x))))
+"""
+    findings = lint(program("Model(UNet(), loss, opt).train(10, data)", unet))
+    assert [f.code for f in findings] == ["MSP107"]
+    # (3*32 + 32*64 + 64*64 + 64*128 + 128*128 + 128*256 + 256*256 + 256*512) * 9
+    assert "at least 2,341,728 convolution weights" in findings[0].message
