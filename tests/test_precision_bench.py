@@ -560,6 +560,14 @@ def test_the_draw_writes_a_toml_template_to_judge(tmp_path, monkeypatch):
     # a template is never overwritten by accident: it may hold judgements
     assert bench.main(argv) == 2
     assert bench.main([*argv, "--force"]) == 0
+    # a report draw never repeats the programs of an earlier draw (--exclude): here only one is left to draw
+    report = tmp_path / "audits" / "r.toml"
+    argv = ["draw", "--checkouts", str(checkouts), "--count", "3", "--seed", "4", "--out", str(report),
+            "--manifest", str(manifest), "--exclude", str(out)]
+    assert bench.main(argv) == 0
+    earlier = {(p["repo"], p["entry"]) for p in data["program"]}
+    again = {(p["repo"], p["entry"]) for p in bench.load_toml(report)["program"]}
+    assert len(again) == 1 and not again & earlier
 
 
 # --------------------------------------------------------------------------- the smoke run: internal errors fail it

@@ -1156,6 +1156,9 @@ def command_draw(args: argparse.Namespace) -> int:
     if not any(programs.values()):
         raise BenchError(f"no training programs found in the {args.set} set")
     command = parse_command(args.linter_command) if args.linter_command else default_linter_command()
+    for earlier in args.exclude or ():  # a report draw never repeats the programs a tuning draw held
+        taken = {(p.get("repo"), p.get("entry")) for p in load_toml(earlier).get("program", [])}
+        programs = {repo: [path for path in paths if (repo, path) not in taken] for repo, paths in programs.items()}
     drawn = draw_programs(programs, args.count, args.seed)
     commits = {c.repo.name: c.commit or c.repo.commit for c in checkouts}
     date = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
@@ -2112,6 +2115,8 @@ def build_parser() -> argparse.ArgumentParser:
     draw.add_argument("--out", type=Path, required=True, metavar="FILE",
                       help="the template to write, e.g. bench/precision/audits/tune-1.toml")
     draw.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    draw.add_argument("--exclude", type=Path, action="append", metavar="FILE",
+                      help="an earlier draw whose programs are not drawn again (repeatable)")
     draw.add_argument("--linter-command", metavar="CMD",
                       help='command prefix of the linter, asked only for its rule list (default: "python -m ms_perflint")')
     draw.add_argument("--manifest", type=Path, default=MANIFEST, help=argparse.SUPPRESS)
