@@ -259,6 +259,8 @@ MODEL_TRAIN_EPOCH = Param("epoch", 0)
 #: Words that name an evaluation: ``Model.eval(...)``, ``self.eval_function(...)``, ``evaluator.eval()``,
 #: ``apply_eval`` (a MindSpore Cell has no ``eval`` method: the word means a run over a validation set).
 EVALUATION_WORDS = ("eval",)
+#: Words naming an evaluation dataset in what a loop iterates (``ds_eval``, ``val_loader``, ``valid_data``).
+EVALUATION_DATA_WORDS = ("eval", "val_", "_val", "valid", "test")
 #: Below this many parameters (a float32 checkpoint of about 12 MB) a save takes tens of milliseconds:
 #: LeNet (60 k), SqueezeNet (1.2 M), MobileViT-XXS (1.3 M), OSNet (2.2 M). Not worth a finding about saving.
 SMALL_NETWORK_PARAMETERS = 3_000_000

@@ -362,8 +362,11 @@ class Checkpoints:
             for other in facts.calls:
                 if other.scope == index and other.start < site.start and other.id != site.id \
                         and all(_guard_key(guard) in guards for guard in other.guards) \
-                        and self._evaluates(method_path, other, 0):
+                        and _same_iteration(site, other.loops) and self._evaluates(method_path, other, 0):
                     return True
+            if any(loop.scope == index and loop.line < site.line and _same_iteration(site, _loop_chain(facts, loop))
+                   and _names_evaluation(loop.iterable) for loop in facts.loops):
+                return True  # ``for data in self.ds_eval.create_dict_iterator():`` before the save
         return False
 
     def _evaluates(self, path: str, call: Call, depth: int) -> bool:
@@ -492,3 +495,26 @@ def _guarded_once(call: Call) -> bool:
 def _guard_key(guard) -> Tuple[int, int, str, bool]:
     condition, holds = guard
     return condition.start, condition.end, condition.text, holds
+
+
+def _same_iteration(save: Call, loops: Sequence[int]) -> bool:
+    """Code in ``loops`` runs in the same iteration as the save: inside the save's innermost loop, when it has one
+    (an evaluation before an epoch loop does not precede each of its saves)."""
+    return not save.loops or save.loops[-1] in loops
+
+
+def _loop_chain(facts, loop) -> Tuple[int, ...]:
+    """A loop and the loops it is nested in."""
+    chain = []
+    current = loop
+    while current is not None and len(chain) < 32:
+        chain.append(current.id)
+        current = facts.loops[current.parent] if 0 <= current.parent < len(facts.loops) else None
+    return tuple(chain)
+
+
+def _names_evaluation(iterable: Optional[Value]) -> bool:
+    """A loop over an evaluation dataset: its iterable's text names one (``self.ds_eval.create_dict_iterator()``,
+    ``val_loader``)."""
+    text = (iterable.text if iterable is not None else "").lower()
+    return any(word in text for word in ms.EVALUATION_DATA_WORDS)

@@ -455,6 +455,8 @@ class SyncCheckpointSave(Rule):
                     or checkpoints.follows_evaluation(path, call, repeat.method):
                 return
             epochs = checkpoints.epochs_trained(programs)
+        elif checkpoints.follows_evaluation(path, call, (path, call.scope)):
+            return  # save-best in a training loop: the evaluation of the same iteration dominates
         if not checkpoints.frequent(repeat.period, repeat.saves, epochs) \
                 or checkpoints.saves_small_network(programs, path, call):
             return

@@ -672,3 +672,40 @@ if __name__ == "__main__":
 """
     found = lint(code)
     assert len(found) == 1 and "every epoch" in found[0].message
+
+
+# --- save-best in a training loop, after an evaluation of the same iteration -----------------------------------
+
+EPOCH_LOOP = BIG_NET + """
+import mindspore as ms
+from mindspore.train import Model
+
+def main():
+    net = Net()
+    train_net = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+    model = Model(net, nn.MSELoss(), metrics={{"acc"}})
+    best = 0
+    for epoch in range(100):
+        for x, y in data.create_tuple_iterator():
+            train_net(x, y)
+{evaluate}
+        if acc > best:
+            best = acc
+            ms.save_checkpoint(net, "best.ckpt")
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_a_save_best_after_the_epochs_evaluation_in_a_loop_is_silent():
+    """VGG16's shape: ``acc = model.eval(val)`` in the epoch loop, then the best model saved: the evaluation
+    dominates. Also an evaluation written as a loop over the validation data."""
+    assert lint(EPOCH_LOOP.format(evaluate="        acc = model.eval(val_data)['acc']")) == []
+    loop = ("        for x, y in val_data.create_tuple_iterator():\n"
+            "            acc = metric(net(x), y)")
+    assert lint(EPOCH_LOOP.format(evaluate=loop)) == []
+    # The look-alike: the same save with no evaluation of its own iteration (one evaluation before training).
+    before = EPOCH_LOOP.format(evaluate="        acc = 1").replace("    best = 0\n",
+                                                                     "    best = 0\n    acc = model.eval(val_data)\n")
+    assert [f.line for f in lint(before)] == [27]  # the save_checkpoint
