@@ -29,12 +29,14 @@ TEXT_LIMIT = 200
 
 
 def extract_yaml(text: str) -> YamlFacts:
-    """The mappings of every document in ``text``; invalid YAML comes back as ``error``."""
+    """The mappings of the first document of ``text`` (model-zoo configs follow their values with a document of help
+    texts and one of choices, under the same keys: ``save_checkpoint_steps: "Save checkpoint steps, default is
+    1000."`` is not a value); invalid YAML comes back as ``error``."""
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        documents = [d for d in yaml.compose_all(text, Loader=loader) if d is not None]
+        documents = [d for d in yaml.compose_all(text, Loader=loader) if d is not None][:1]
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         message = str(error).splitlines()[0] if str(error) else type(error).__name__

@@ -528,3 +528,24 @@ def test_each_config_of_a_comprehension_building_callbacks_is_decided():
     model.train(90, data, callbacks=callbacks)
     """)
     assert [f.line for f in check(code) if f.code == "MSP103"] == [25]  # fast; slow is asynchronous
+
+
+def test_a_model_zoo_config_is_its_first_document_not_its_help_texts(tmp_path: Path):
+    """Model-zoo YAML configs follow their values with a document of help texts under the same keys: the text
+    ``"Save checkpoint steps, default is 1000."`` is not a period, and the 458 is."""
+    root = write_project(tmp_path, {
+        "default_config.yaml": """
+            save_checkpoint_steps: 458
+            epoch_size: 140
+            ---
+            save_checkpoint_steps: "Save checkpoint steps, default is 1000."
+            epoch_size: "Epoch size, default is 1."
+            """,
+        "train.py": CHECKPOINTED.replace('parser.add_argument("--device_target", default="Ascend")\n', "") + textwrap.dedent("""
+            import yaml
+            config = load_config("default_config.yaml")
+            ckpt = CheckpointConfig(save_checkpoint_steps=config.save_checkpoint_steps)
+            model.train(config.epoch_size, data, callbacks=[ModelCheckpoint(prefix="net", config=ckpt)])
+            """),
+    })
+    assert [code for code, _, _ in check_project(root).get("train.py", []) if code == "MSP103"] == ["MSP103"]
