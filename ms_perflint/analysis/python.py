@@ -505,7 +505,8 @@ class _Collector(cst.CSTVisitor):
             head, _, rest = dotted.partition(".")
             if head == self._self_name() and rest:
                 if "." in rest:
-                    return self._method(func, node)
+                    # ``self.reader.load(i)``: any method of an object held in an attribute may be project code
+                    return self._method(func, node, any_name=rest.count(".") == 1)
                 return Call(0, callee=f"self.{rest}")
             if self._is_local(head):
                 if not rest:
@@ -533,11 +534,11 @@ class _Collector(cst.CSTVisitor):
             if qualified not in work:
                 work.append(qualified)
 
-    def _method(self, func: cst.BaseExpression, node: cst.Call) -> Optional[Call]:
+    def _method(self, func: cst.BaseExpression, node: cst.Call, any_name: bool = False) -> Optional[Call]:
         if not isinstance(func, cst.Attribute):
             return None
         name = func.attr.value
-        if name not in ms.INTERESTING_METHODS:
+        if name not in ms.INTERESTING_METHODS and not any_name:
             return None
         return Call(0, method=name, receiver=self.value_of(func.value))
 

@@ -308,6 +308,9 @@ class Training:
                 cls = project.class_facts(owner)
                 init = cls.methods.get("__init__", cls.scope) if cls is not None else 0
                 self._making_calls(held[0], held[1], init, found, seen, depth + 1)
+        elif value.kind == NAME:  # a loop's or comprehension's variable: the calls astroid follows it to
+            for origin_path, origin in project.inference.origins(path, value) or ():
+                self._making_calls(origin_path, Value(CALL, origin.id), origin.scope, found, seen, depth + 1)
 
     def _item_calls(self, path: str, value: Value, found: Set[Tuple[str, int]],
                     seen: Set[Tuple[str, int, int]], depth: int) -> None:

@@ -26,7 +26,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, CFG, CLASS, LIT, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value
+from ms_perflint.analysis.facts import (
+    CALL, CFG, CLASS, LIT, MAIN, NAME, OP, PARAM, REF, SELF, UNKNOWN, Call, ConfigEntry, Value,
+)
 from ms_perflint.project.model import MAX_DEPTH, ClassRef, Program, Project, ScopeRef, Where, call_where, where
 
 #: Folders of entry scripts whose configs live one level up (``tools/train.py`` reads ``configs/``).
@@ -87,6 +89,16 @@ class Resolution:
         hop = (path, scope)
         return Resolution([Known(k.value, k.where, k.source, k.via, k.trail, (*k.hops, hop)) for k in self.values],
                           self.complete)
+
+
+def inferred_literals(project: Project, path: str, value: Value) -> Resolution:
+    """The literals astroid infers ``value`` (a name or an expression the facts do not follow) may be, each where
+    it is written; incomplete unless astroid knows every candidate."""
+    answer = project.inference.literals(path, value) if value.line or value.kind == NAME else None
+    if answer is None:
+        return unknown()
+    found, complete = answer
+    return Resolution([Known(literal, Where(*place), "literal", value.via) for literal, *place in found], complete)
 
 
 def _through(known: Known, name: str) -> Known:
@@ -166,6 +178,8 @@ class Values:
             if call is not None and call.callee in _NUMERIC:
                 return self._numeric(path, call, depth, program)
             return self._context_read(path, value, depth, program)
+        if kind in (NAME, UNKNOWN):  # astroid's answer where the facts have none (project/inference.py)
+            return inferred_literals(self.project, path, value)
         return unknown()
 
     def _numeric(self, path: str, call: Call, depth: int, program: Optional[Program]) -> Resolution:

@@ -194,7 +194,7 @@ def check_text(text: str, path: str, settings: Settings, kind: Optional[str] = N
     if isinstance(facts, FileError):
         result.error = facts
         return result
-    project = Project("", {name: facts})
+    project = Project("", {name: facts}, lambda relative: unit.text if relative == name else None)
     raw = decide(project, lambda _: settings, rules if rules is not None else enabled_rules(settings))
     return finish(result, findings_for(raw, name), settings, unit.text, unit.virtual, is_yaml=kind == YAML)
 
