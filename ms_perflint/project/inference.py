@@ -512,7 +512,9 @@ def _builder_class() -> type:
 
         class _Builder(AstroidBuilder):  # type: ignore[misc,valid-type]
             def __init__(self, manager: Any, own: Callable[[Any], None]) -> None:
-                super().__init__(manager)
+                # No transforms (astroid's "brains" for libraries): they cost two thirds of a build, and what they
+                # describe is outside the project, where nothing is followed anyway.
+                super().__init__(manager, apply_transforms=False)
                 self._own_module = own
 
             def _data_build(self, data: str, modname: str, path: Optional[str]):  # type: ignore[override]

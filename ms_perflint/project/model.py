@@ -30,7 +30,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
-    CALL, CFG, CLASS, FUNCTION, MAIN, MODULE, NAME, OP, PARAM, REF, SELF, UNKNOWN, Call, ClassFacts, PythonFacts,
+    CALL, CFG, CLASS, FUNCTION, MAIN, MODULE, NAME, OP, PARAM, REF, SELF, Call, ClassFacts, PythonFacts,
     ShellFacts, Value, YamlFacts,
 )
 from ms_perflint.project.inference import Inference
@@ -395,20 +395,32 @@ class Project:
         key = (path, call.id)
         if key not in self._targets:
             found = tuple(self._call_targets(path, call))
-            if not found and self._ask_astroid(call):
+            if not found and self._ask_astroid(path, call):
                 found = self.inference.call_targets(path, call) or ()
             self._targets[key] = found
         return self._targets[key]
 
-    def _ask_astroid(self, call: Call) -> bool:
+    def _ask_astroid(self, path: str, call: Call) -> bool:
         """Could astroid find project code a call enters where the facts found none? A method call on a value the
-        facts do not follow (a loop's variable, an item of a returned tuple), of a method some project class has."""
+        facts do not follow (a loop's variable, an item of a returned tuple), of a method some project class has.
+
+        A value called inside a Cell's methods (``for block in self.blocks: x = block(x)``) is a layer, whose
+        ``construct`` building the Cell reaches already: not asked (a third of a model zoo's questions).
+        """
         receiver = call.receiver
         if call.callee or receiver is None or not _untyped(receiver):
             return False
         if call.method == "__call__":
-            return self._method_name("construct") or self._method_name("__call__")
+            return not self.layer_call(path, call) and (self._method_name("construct") or self._method_name("__call__"))
         return self._method_name(call.method)
+
+    def layer_call(self, path: str, call: Call) -> bool:
+        """A value the facts do not follow, called inside a Cell's method (``for block in self.blocks: x =
+        block(x)``): a layer, whose ``construct`` building the Cell reaches already, never a training step."""
+        if call.method != "__call__" or call.receiver is None or not _untyped(call.receiver):
+            return False
+        owner = self.owner_class(path, call.scope)
+        return owner is not None and self.is_cell(owner)
 
     def _call_targets(self, path: str, call: Call) -> Iterator[ScopeRef]:
         if call.callee.startswith("self."):
@@ -422,6 +434,8 @@ class Project:
         if symbol is not None:
             yield from self._symbol_scopes(symbol)
             return
+        if call.receiver is not None and _untyped(call.receiver) and not self._ask_astroid(path, call):
+            return  # the facts do not follow the receiver, and no project class has the method
         if call.method and call.receiver is not None and call.method != "__call__":
             for cls in self.instance_classes(path, call.receiver, call.scope):
                 found = self.method(cls, call.method)
@@ -823,8 +837,9 @@ _BY_FILE = "<by file>"
 
 def _untyped(value: Value) -> bool:
     """A value the facts do not follow: a name bound by a loop, a comprehension or a ``with``, an item unpacked from
-    what a call returns, an expression the analysis left unknown."""
-    return value.kind in (NAME, UNKNOWN) or (value.kind == OP and value.data == "[]")
+    what a call returns. (An expression the analysis left unknown is mostly a call of a library: not asked.)"""
+    return value.kind == NAME or (value.kind == OP and value.data == "[]" and bool(value.parts)
+                                  and value.parts[0].kind in (CALL, OP))
 
 
 def disk_text(root: str, path: str) -> Optional[str]:

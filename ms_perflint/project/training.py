@@ -60,7 +60,7 @@ class Training:
         project = self.project
         if project.training_kind(path, call) is not None:
             return True
-        if call.method == "__call__" and call.receiver is not None:
+        if call.method == "__call__" and call.receiver is not None and not project.layer_call(path, call):
             if project.made_by(path, call.receiver, scope=call.scope) in (*ms.TRAIN_STEP_CELLS, *ms.GRAD_FUNCTIONS):
                 return True
             if any(project.derives_from(cls, ms.TRAIN_STEP_CELLS)

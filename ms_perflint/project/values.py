@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Seq
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
-    CALL, CFG, CLASS, LIT, MAIN, NAME, OP, PARAM, REF, SELF, UNKNOWN, Call, ConfigEntry, Value,
+    CALL, CFG, CLASS, LIT, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value,
 )
 from ms_perflint.project.model import MAX_DEPTH, ClassRef, Program, Project, ScopeRef, Where, call_where, where
 
@@ -94,7 +94,7 @@ class Resolution:
 def inferred_literals(project: Project, path: str, value: Value) -> Resolution:
     """The literals astroid infers ``value`` (a name or an expression the facts do not follow) may be, each where
     it is written; incomplete unless astroid knows every candidate."""
-    answer = project.inference.literals(path, value) if value.line or value.kind == NAME else None
+    answer = project.inference.literals(path, value)
     if answer is None:
         return unknown()
     found, complete = answer
@@ -178,7 +178,7 @@ class Values:
             if call is not None and call.callee in _NUMERIC:
                 return self._numeric(path, call, depth, program)
             return self._context_read(path, value, depth, program)
-        if kind in (NAME, UNKNOWN):  # astroid's answer where the facts have none (project/inference.py)
+        if kind == NAME:  # astroid's answer where the facts have none (project/inference.py)
             return inferred_literals(self.project, path, value)
         return unknown()
 
