@@ -234,7 +234,7 @@ class Inference:
         for candidate in inferred:
             literal = _literal(candidate, nodes)
             where = self._where(candidate)
-            if literal is _NOT_LITERAL or where is None:
+            if literal is _NOT_LITERAL or where is None or _in_mutable(candidate, nodes):
                 complete = False
             else:
                 found.append((literal, *where))
@@ -271,7 +271,8 @@ class Inference:
                     if not isinstance(assignment, nodes.AssignName):
                         return None  # a parameter, an import, a definition: not the result of a call here
                     assigned = list(assignment.assigned_stmts(context=context))
-                    if not assigned or any(not isinstance(a, nodes.NodeNG) or a is assignment for a in assigned):
+                    if not assigned or any(not isinstance(a, nodes.NodeNG) or a is assignment or _in_mutable(a, nodes)
+                                           for a in assigned):
                         return None
                     stack.extend(assigned)
             else:
@@ -465,6 +466,12 @@ def _literal(node: Any, nodes: Any) -> Any:
         items = tuple(_literal(item, nodes) for item in node.elts)
         return _NOT_LITERAL if any(item is _NOT_LITERAL for item in items) else items
     return _NOT_LITERAL
+
+
+def _in_mutable(node: Any, nodes: Any) -> bool:
+    """An item of a list, set or dict display: astroid reads the display as written and does not see an
+    ``append`` or ``d[key] = ...`` after it (docs/architecture.md), so an answer through it is not complete."""
+    return isinstance(node.parent, (nodes.List, nodes.Set, nodes.Dict))
 
 
 def _slot_node(node: Any, slot: Slot) -> Any:

@@ -406,3 +406,27 @@ def test_the_session_reads_texts_through_its_overlay(tmp_path):
     # A file changed on disk since its facts were recorded has no text: no answer rather than a wrong one.
     (root / "src" / "loaders.py").write_text("# changed\n", encoding="utf-8")
     assert project.text("src/loaders.py") is None
+
+
+def test_a_list_or_dict_changed_after_it_is_written_is_not_complete(tmp_path):
+    # astroid reads ``["O0"]`` and ``{"level": "O0"}`` as written; the append and the item assignment escape it.
+    project = make(tmp_path, {"train.py": """
+        import mindspore as ms
+
+        def main(fast):
+            levels = ["O0"]
+            if fast:
+                levels.append("O3")
+            for level in levels:
+                ms.set_context(mode=level)
+            options = {"level": "O0"}
+            options["level"] = "O3"
+            for value in (options["level"],):
+                ms.set_context(mode=value)
+
+        if __name__ == "__main__":
+            main(True)
+    """})
+    values = Values(project)
+    for call in calls(project, "train.py", callee="mindspore.set_context"):
+        assert not values.resolve("train.py", call.kwargs["mode"], call.scope).complete
