@@ -190,7 +190,7 @@ class Inference:
 
         found: List[ScopeRef] = []
         for candidate in inferred:
-            if isinstance(candidate, bases.UnboundMethod):  # a bound method too
+            while isinstance(candidate, bases.UnboundMethod):  # a bound method proxies an unbound one
                 candidate = candidate._proxied
             if isinstance(candidate, nodes.FunctionDef):
                 scope = self._scope_of(candidate)

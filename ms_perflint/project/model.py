@@ -411,7 +411,7 @@ class Project:
         if call.callee or receiver is None or not _untyped(receiver):
             return False
         if call.method == "__call__":
-            return not self.layer_call(path, call) and (self._method_name("construct") or self._method_name("__call__"))
+            return not self.layer_call(path, call)  # a function, a class or a callable object held in a name
         return self._method_name(call.method)
 
     def layer_call(self, path: str, call: Call) -> bool:

@@ -430,3 +430,19 @@ def test_a_list_or_dict_changed_after_it_is_written_is_not_complete(tmp_path):
     values = Values(project)
     for call in calls(project, "train.py", callee="mindspore.set_context"):
         assert not values.resolve("train.py", call.kwargs["mode"], call.scope).complete
+
+
+def test_astroid_answers_a_call_s_targets_itself(tmp_path):
+    project = make(tmp_path, FACTORY)
+    first = min(calls(project, "train.py", method="batch"), key=lambda c: c.line)
+    assert project.inference.call_targets("train.py", first) == (scope(project, "src/loaders.py", "TrainSet.batch"),)
+    funcs = make(tmp_path / "functions", {"train.py": """
+        def build():
+            return 1
+
+        if __name__ == "__main__":
+            for make in (build,):
+                make()
+    """})
+    [call] = calls(funcs, "train.py", method="__call__")
+    assert funcs.targets("train.py", call) == (scope(funcs, "train.py", "build"),)
