@@ -158,6 +158,11 @@ class Project:
             self._inference = Inference(self, self.text)
         return self._inference
 
+    def close(self) -> None:
+        """Drop astroid's modules of this project (the model's own answers stay; a later question builds again)."""
+        if self._inference is not None:
+            self._inference.close()
+
     def _method_name(self, name: str) -> bool:
         """Does some project class define a method ``name``? (A call of any other method enters no project code.)"""
         if self._method_names is None:

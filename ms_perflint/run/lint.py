@@ -44,6 +44,15 @@ def decide(project, settings_for: Callable[[str], Settings], rules: Sequence[typ
 
     defaults = {option.name: option.default for rule in rules for option in rule.options}
     check = Check(project, settings_for, defaults)
+    try:
+        _run_rules(check, rules, settings_for, progress)
+    finally:
+        project.close()  # astroid's modules (and its process-wide cache of them) are not needed once decided
+    return check.findings
+
+
+def _run_rules(check, rules: Sequence[type], settings_for: Callable[[str], Settings],
+               progress: Optional[Callable[..., None]]) -> None:
     for done, rule in enumerate(rules):
         if progress is not None:
             progress(done, len(rules), "rules")
@@ -55,7 +64,6 @@ def decide(project, settings_for: Callable[[str], Settings], rules: Sequence[typ
             _keep_where_chosen(check.findings, rule.code, settings_for)
     if progress is not None:
         progress(len(rules), len(rules), "rules")
-    return check.findings
 
 
 #: Where :func:`decide` puts findings about the whole project (a rule that failed): every file checked shows them.
