@@ -76,7 +76,7 @@ MAX_CANDIDATES = 8
 #: Nodes astroid may infer for one question (counted by astroid's own per-question counter).
 MAX_STEPS = 400
 #: Seconds one question may take; never reached on the development set (see docs/architecture.md).
-MAX_SECONDS = 2.0
+MAX_SECONDS = 0.5
 #: Python literal types a literal candidate may have.
 _LITERALS = (bool, int, float, str, type(None))
 
