@@ -60,7 +60,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
 
-from ms_perflint.analysis.facts import CLASS, FUNCTION, Call, Value
+from ms_perflint.analysis.facts import CALL, CFG, CLASS, FUNCTION, NAME, OP, PARAM, SELF, UNKNOWN, Call, Value
 from ms_perflint.findings import LineIndex
 
 #: ``(root-relative path, scope index)`` and ``(root-relative path, class name)``, as in the model.
@@ -156,6 +156,10 @@ class Inference:
         key = (question, path, id(subject))
         if key in self._answers:
             return self._answers[key]
+        value = subject.receiver if isinstance(subject, Call) else subject
+        if value is not None and (self._opaque_loop_variable(path, value) or self._foreign_item(path, value)):
+            self._answers[key] = None
+            return None
         self.asked += 1
         started = time.perf_counter()
         try:
@@ -289,6 +293,30 @@ class Inference:
         start = self._offset(path, node.lineno, node.col_offset)
         call = self._recorded[path].get((start, self._offset(path, node.end_lineno, node.end_col_offset)))
         return (path, call) if call is not None else None
+
+    def _opaque_loop_variable(self, path: str, value: Value) -> bool:
+        """A name read inside loops that all iterate something astroid cannot list (``zip`` or ``enumerate`` of
+        parameters, a dataset's iterator, ``range``, a parameter, a config): asking would build modules for no
+        answer, and most model code is such loops (``for cin, cout in zip(ins, outs): Block(cin, cout)``)."""
+        if value.kind != NAME:
+            return False
+        holder = self._holder(path, value)
+        if holder is None or not holder[0].loops:
+            return False
+        facts = self.project.python[path]
+        return all(_opaque(facts, facts.loops[loop].iterable) for loop in holder[0].loops
+                   if 0 <= loop < len(facts.loops))
+
+    def _foreign_item(self, path: str, value: Value) -> bool:
+        """An item unpacked from what a call returns (``loss, grads = grad_fn(x)``), where the call enters no
+        project code: astroid cannot see the library's return either."""
+        root = value
+        while root.kind == OP and root.data == "[]" and root.parts:
+            root = root.parts[0]
+        if root is value or root.kind != CALL:
+            return False
+        call = self.project.python[path].call(root.data)
+        return call is None or not self.project.targets(path, call)
 
     # --- mapping to the model ---------------------------------------------------------------------
 
@@ -466,6 +494,21 @@ def _literal(node: Any, nodes: Any) -> Any:
         items = tuple(_literal(item, nodes) for item in node.elts)
         return _NOT_LITERAL if any(item is _NOT_LITERAL for item in items) else items
     return _NOT_LITERAL
+
+
+#: Builtins whose result astroid cannot list the items of (from the arguments a loop passes them).
+_OPAQUE_BUILTINS = frozenset(("range", "zip", "enumerate"))
+
+
+def _opaque(facts: Any, iterable: Optional[Value]) -> bool:
+    """A loop's iterable astroid cannot list: a ``while``, a parameter, a config key, an attribute, something the
+    facts left unknown, a builtin's or a method's result (a dataset's iterator)."""
+    if iterable is None or iterable.kind in (PARAM, CFG, SELF, UNKNOWN):
+        return True
+    if iterable.kind == CALL:
+        call = facts.call(iterable.data)
+        return call is None or call.callee in _OPAQUE_BUILTINS or bool(call.method)
+    return False
 
 
 def _in_mutable(node: Any, nodes: Any) -> bool:
