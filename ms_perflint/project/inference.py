@@ -38,11 +38,15 @@ object (by path), never looked up by name:
   same process); the inference cache astroid keeps per node is cleared when an
   :class:`Inference` starts and by :meth:`Inference.close`.
 
-**Guards.** Every question runs under :func:`_guarded`: any exception (astroid's
+**Guards.** Every question runs under :meth:`Inference._ask`: any exception (astroid's
 ``InferenceError``, a ``RecursionError`` of its own recursion, anything else) is no
-answer; a question stops after :data:`MAX_STEPS` inferred nodes or
-:data:`MAX_SECONDS` (a safety net that a normal question never reaches), and more
-than :data:`MAX_CANDIDATES` candidates is no complete answer.
+answer; a question stops after :data:`MAX_STEPS` inferred nodes or :data:`MAX_SECONDS`
+(a safety net: one question of the development set reached it), and more than
+:data:`MAX_CANDIDATES` candidates is no answer. An answer reached through a list, set or
+dict display is not complete (astroid does not see an ``append`` after it). Questions
+astroid cannot answer are not asked (they would only build modules): a name read only in
+loops over ``zip``/``enumerate``/``range``, a parameter or a dataset's iterator, an item
+unpacked from a call that enters no project code.
 
 **Positions.** Facts hold libcst positions: 1-based lines, 0-based *character* columns
 and character offsets into the decoded text (a notebook's virtual module). astroid
@@ -75,7 +79,8 @@ Slot = Union[str, int]
 MAX_CANDIDATES = 8
 #: Nodes astroid may infer for one question (counted by astroid's own per-question counter).
 MAX_STEPS = 400
-#: Seconds one question may take; never reached on the development set (see docs/architecture.md).
+#: Seconds one question may take (a safety net: one development-set question ran 2 s for nothing; see
+#: docs/architecture.md).
 MAX_SECONDS = 0.5
 #: Python literal types a literal candidate may have.
 _LITERALS = (bool, int, float, str, type(None))
@@ -405,7 +410,8 @@ class Inference:
             spans: Dict[Tuple[int, int, int, int], List[Any]] = {}
             for node in _walk(self._modules[path]):
                 if getattr(node, "end_lineno", None) is not None and node.lineno is not None:
-                    spans.setdefault((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset), []).append(node)
+                    key = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+                    spans.setdefault(key, []).append(node)
             self._spans[path] = spans
         return self._spans[path]
 

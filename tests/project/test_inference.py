@@ -11,11 +11,8 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Dict
-
-import pytest
 
 from ms_perflint import catalogue as ms
 from ms_perflint.project import inference
@@ -189,8 +186,8 @@ def test_two_programs_modules_of_one_dotted_name_do_not_collide(tmp_path):
     project = make(tmp_path, two_programs("batch", "map"))
     for folder, method in (("model_a", "batch"), ("model_b", "map")):
         [call] = calls(project, f"{folder}/train.py", method=method)
-        assert project.targets(f"{folder}/train.py", call) == (scope(project, f"{folder}/src/dataset.py",
-                                                                      f"Source.{method}"),)
+        expected = scope(project, f"{folder}/src/dataset.py", f"Source.{method}")
+        assert project.targets(f"{folder}/train.py", call) == (expected,)
 
 
 def test_a_project_asked_after_another_sees_only_its_own_modules(tmp_path):
@@ -258,13 +255,11 @@ def test_an_installed_mindspore_changes_no_finding(tmp_path):
 
     def findings(extra_path: str) -> list:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(REPO), extra_path) if p)}
+        # With the fake on the path, ``import mindspore`` must work: the package really is installed there.
         script = ("import sys, json; from ms_perflint.run.lint import check_folder; from ms_perflint.settings import "
-                  "Settings; r = check_folder(sys.argv[1], Settings()); import mindspore; "
-                  "print(json.dumps(sorted([p, f.code, f.line, f.column, f.message] for p, x in r.items() "
-                  "for f in x.findings)))") if extra_path else (
-                  "import sys, json; from ms_perflint.run.lint import check_folder; from ms_perflint.settings import "
                   "Settings; r = check_folder(sys.argv[1], Settings()); "
-                  "print(json.dumps(sorted([p, f.code, f.line, f.column, f.message] for p, x in r.items() "
+                  + ("import mindspore; " if extra_path else "")
+                  + "print(json.dumps(sorted([p, f.code, f.line, f.column, f.message] for p, x in r.items() "
                   "for f in x.findings)))")
         done = subprocess.run([sys.executable, "-c", script, str(root)], capture_output=True, text=True, env=env,
                               timeout=300)
