@@ -26,9 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import (
-    CALL, CFG, CLASS, LIT, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value,
-)
+from ms_perflint.analysis.facts import CALL, CFG, CLASS, LIT, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value
 from ms_perflint.project.model import MAX_DEPTH, ClassRef, Program, Project, ScopeRef, Where, call_where, where
 
 #: Folders of entry scripts whose configs live one level up (``tools/train.py`` reads ``configs/``).
