@@ -120,7 +120,7 @@ class Inference:
         self._spans: Dict[str, Dict[Tuple[int, int, int, int], List[Any]]] = {}
         self._holders: Dict[str, Dict[int, Tuple[Call, Slot]]] = {}
         self._recorded: Dict[str, Dict[Tuple[int, int], Call]] = {}
-        self._answers: Dict[Tuple[str, str, int], Any] = {}
+        self._answers: Dict[Tuple[str, str, Tuple[Any, ...]], Any] = {}
         #: Questions asked, answered, and the seconds they took (docs/architecture.md reports them).
         self.asked = 0
         self.answered = 0
@@ -158,7 +158,7 @@ class Inference:
     # --- answering --------------------------------------------------------------------------------
 
     def _ask(self, question: str, path: str, subject: Any, answer: Callable[[], Any]) -> Any:
-        key = (question, path, id(subject))
+        key = (question, path, self._where_asked(path, subject))
         if key in self._answers:
             return self._answers[key]
         value = subject.receiver if isinstance(subject, Call) else subject
@@ -175,6 +175,16 @@ class Inference:
         self.answered += found is not None
         self._answers[key] = found
         return found
+
+    def _where_asked(self, path: str, subject: Any) -> Tuple[Any, ...]:
+        """What a question is about, by place, not by object: the same guard is one object in freshly recorded
+        facts and one copy per call in facts read back from the index, and both must ask (and cost) the same."""
+        if isinstance(subject, Call):
+            return ("call", subject.id)
+        holder = self._holder(path, subject)
+        if holder is not None:
+            return ("in", holder[0].id, holder[1])
+        return ("at", subject.kind, str(subject.data), subject.start, subject.end) if subject.end else ("nowhere",)
 
     def _infer(self, node: Any) -> Optional[List[Any]]:
         """What astroid infers ``node`` to be (None: unknown, too many, or over budget); Uninferable is kept."""

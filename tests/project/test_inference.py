@@ -441,3 +441,25 @@ def test_astroid_answers_a_call_s_targets_itself(tmp_path):
     """})
     [call] = calls(funcs, "train.py", method="__call__")
     assert funcs.targets("train.py", call) == (scope(funcs, "train.py", "build"),)
+
+
+def test_facts_read_back_from_the_index_ask_what_fresh_facts_ask(tmp_path):
+    # A guard is one object in fresh facts and a copy per call once read back: questions are keyed by place.
+    from ms_perflint.analysis.facts import facts_from_json
+    from ms_perflint.run.lint import decide, enabled_rules
+    from ms_perflint.settings import Settings
+
+    files = dict(USES_MINDSPORE)
+    files["train.py"] = files["train.py"].replace(
+        "            for net in (Net(),):", "            if switch:\n                print(1)\n                print(2)\n"
+        "            for net in (Net(),):")
+    root = write_project(tmp_path, files)
+    index = ProjectIndex(str(root), cache_folder=None).refresh()
+    fresh = Project(index.root, index.facts())
+    copied = Project(index.root, {path: facts_from_json(facts.to_json()) for path, facts in index.facts().items()})
+    settings = Settings()
+    found = []
+    for project in (fresh, copied):
+        inference = project.inference
+        found.append((decide(project, lambda _: settings, enabled_rules(settings)), inference.asked))
+    assert found[0][1] > 0 and found[0] == found[1]
