@@ -331,9 +331,12 @@ class _Collector(cst.CSTVisitor):
     def _leave_branch(self) -> None:
         self.branches.pop().merge()
 
-    def _bind_loop_targets(self, target: cst.BaseExpression, iterable: Value) -> None:
-        """``for c in (a, b, c):``: the loop variable is one of the items, each in turn."""
-        items = iterable.parts if iterable.kind == OP and iterable.data == "tuple" and iterable.parts else None
+    def _bind_loop_targets(self, target: cst.BaseExpression, iterable: Value, written: cst.BaseExpression) -> None:
+        """``for c in (a, b, c):``: the loop variable is one of the items, each in turn -- for a display written in the
+        loop itself (a list bound to a name may be appended to before the loop: not followed here)."""
+        inline = type(written) is cst.Tuple or type(written) is cst.List
+        items = iterable.parts if inline and iterable.kind == OP and iterable.data == "tuple" and iterable.parts \
+            else None
         self._bind(target, Value(OP, EITHER, items, text=iterable.text) if items is not None else None)
 
     def _bind(self, target: cst.BaseExpression, value: Optional[Value]) -> None:
@@ -349,7 +352,7 @@ class _Collector(cst.CSTVisitor):
     def visit_For(self, node: cst.For) -> None:
         iterable = self.value_of(node.iter)
         self._push_loop(node, "for", iterable)
-        self._bind_loop_targets(node.target, iterable)
+        self._bind_loop_targets(node.target, iterable, node.iter)
 
     def visit_While(self, node: cst.While) -> None:
         self._push_loop(node, "while", None)
@@ -363,7 +366,7 @@ class _Collector(cst.CSTVisitor):
         names = _target_names(node.for_in.target)
         self.comp_saved.append((self.bindings[-1], {n: self.bindings[-1].get(n) for n in names}))
         self._push(node, "comp-targets")
-        self._bind_loop_targets(node.for_in.target, iterable)
+        self._bind_loop_targets(node.for_in.target, iterable, node.for_in.iter)
 
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _visit_comprehension
 
@@ -581,7 +584,8 @@ class _Collector(cst.CSTVisitor):
             head, _, rest = dotted.partition(".")
             if head == self._self_name() and rest:
                 if "." in rest:
-                    return self._method(func, node)
+                    # ``self.reader.load(i)``: any method of an object held in an attribute may be project code
+                    return self._method(func, node, any_name=rest.count(".") == 1)
                 return Call(0, callee=f"self.{rest}")
             if self._is_local(head):
                 if not rest:
@@ -611,11 +615,11 @@ class _Collector(cst.CSTVisitor):
             if qualified not in work:
                 work.append(qualified)
 
-    def _method(self, func: cst.BaseExpression, node: cst.Call) -> Optional[Call]:
+    def _method(self, func: cst.BaseExpression, node: cst.Call, any_name: bool = False) -> Optional[Call]:
         if not isinstance(func, cst.Attribute):
             return None
         name = func.attr.value
-        if name not in ms.INTERESTING_METHODS:
+        if name not in ms.INTERESTING_METHODS and not any_name:
             return None
         return Call(0, method=name, receiver=self.value_of(func.value))
 

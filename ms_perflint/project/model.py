@@ -15,20 +15,25 @@ file in per-file mode) and answers, lazily and with memos:
   wherever the registry is, since it is looked up by name).
 
 Values, configs and devices are answered by :mod:`~ms_perflint.project.values`;
-this module knows only the structure.
+this module knows only the structure. Where the facts give no answer (a call whose
+receiver is a loop's variable or an item of a returned tuple, a value built in a
+comprehension), :attr:`Project.inference` asks astroid
+(:mod:`~ms_perflint.project.inference`), reading the files' texts through ``texts``.
 """
 
 from __future__ import annotations
 
+import os
 import posixpath
 from dataclasses import dataclass, field
 from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
-    CALL, CFG, CLASS, EITHER, FUNCTION, MAIN, MODULE, NAME, OP, PARAM, REF, SELF, Call, ClassFacts, PythonFacts, ShellFacts,
-    Value, YamlFacts,
+    CALL, CFG, CLASS, EITHER, FUNCTION, MAIN, MODULE, NAME, OP, PARAM, REF, SELF, Call, ClassFacts, PythonFacts,
+    ShellFacts, Value, YamlFacts,
 )
+from ms_perflint.project.inference import Inference
 
 #: ``(root-relative path, scope index)``.
 ScopeRef = Tuple[str, int]
@@ -100,10 +105,19 @@ def is_test_file(path: str) -> bool:
 
 
 class Project:
-    """The facts of a project's files, linked. ``files`` maps root-relative paths to facts."""
+    """The facts of a project's files, linked. ``files`` maps root-relative paths to facts.
 
-    def __init__(self, root: str, files: Dict[str, object]) -> None:
+    ``texts(path)`` gives a file's decoded text as it was analysed (None when it is not the text the facts were
+    recorded from); by default the file under ``root`` is read, and a project with no root has no texts. Texts are
+    read only when a question for astroid needs them.
+    """
+
+    def __init__(self, root: str, files: Dict[str, object],
+                 texts: Optional[Callable[[str], Optional[str]]] = None) -> None:
         self.root = root
+        self._texts = texts
+        self._inference: Optional[Inference] = None
+        self._method_names: Optional[FrozenSet[str]] = None
         self.files = files
         self.python: Dict[str, PythonFacts] = {p: f for p, f in files.items() if isinstance(f, PythonFacts)}
         configs = {p: f for p, f in files.items() if isinstance(f, YamlFacts)}
@@ -128,6 +142,37 @@ class Project:
         self._qualified: Dict[Tuple[str, str], str] = {}
         self._qualified_names: Dict[str, str] = {}
         self._named_calls: Optional[Dict[str, List[Tuple[str, Call]]]] = None
+
+    # --- texts and astroid ---------------------------------------------------------------------
+
+    def text(self, path: str) -> Optional[str]:
+        """The decoded text of a project file (a notebook's virtual module), or None."""
+        if self._texts is not None:
+            return self._texts(path)
+        return disk_text(self.root, path) if self.root else None
+
+    @property
+    def inference(self) -> Inference:
+        """astroid's answers over this project, asked where the facts give none (made, not loaded, on first use)."""
+        if self._inference is None:
+            self._inference = Inference(self, self.text)
+        return self._inference
+
+    def close(self) -> None:
+        """Drop astroid's modules of this project (the model's own answers stay; a later question builds again)."""
+        if self._inference is not None:
+            self._inference.close()
+
+    def _method_name(self, name: str) -> bool:
+        """Does some project class define a method ``name``? (A call of any other method enters no project code.)"""
+        if self._method_names is None:
+            self._method_names = frozenset(
+                method for facts in self.python.values() for cls in facts.classes.values() for method in cls.methods)
+        return name in self._method_names
+
+    def _has_classes(self) -> bool:
+        """Does the project define a class? (Without one, no value is an instance of a project class.)"""
+        return bool(self.memo("has-classes", lambda: any(facts.classes for facts in self.python.values())))
 
     # --- names --------------------------------------------------------------------------------
 
@@ -378,8 +423,33 @@ class Project:
         """The scopes a call enters."""
         key = (path, call.id)
         if key not in self._targets:
-            self._targets[key] = tuple(self._call_targets(path, call))
+            found = tuple(self._call_targets(path, call))
+            if not found and self._ask_astroid(path, call):
+                found = self.inference.call_targets(path, call) or ()
+            self._targets[key] = found
         return self._targets[key]
+
+    def _ask_astroid(self, path: str, call: Call) -> bool:
+        """Could astroid find project code a call enters where the facts found none? A method call on a value the
+        facts do not follow (a loop's variable, an item of a returned tuple), of a method some project class has.
+
+        A value called inside a Cell's methods (``for block in self.blocks: x = block(x)``) is a layer, whose
+        ``construct`` building the Cell reaches already: not asked (a third of a model zoo's questions).
+        """
+        receiver = call.receiver
+        if call.callee or receiver is None or not _untyped(receiver):
+            return False
+        if call.method == "__call__":
+            return not self.layer_call(path, call)  # a function, a class or a callable object held in a name
+        return self._method_name(call.method)
+
+    def layer_call(self, path: str, call: Call) -> bool:
+        """A value the facts do not follow, called inside a Cell's method (``for block in self.blocks: x =
+        block(x)``): a layer, whose ``construct`` building the Cell reaches already, never a training step."""
+        if call.method != "__call__" or call.receiver is None or not _untyped(call.receiver):
+            return False
+        owner = self.owner_class(path, call.scope)
+        return owner is not None and self.is_cell(owner)
 
     def _call_targets(self, path: str, call: Call) -> Iterator[ScopeRef]:
         if call.callee.startswith("self."):
@@ -393,6 +463,8 @@ class Project:
         if symbol is not None:
             yield from self._symbol_scopes(symbol)
             return
+        if call.receiver is not None and _untyped(call.receiver) and not self._ask_astroid(path, call):
+            return  # the facts do not follow the receiver, and no project class has the method
         if call.method and call.receiver is not None and call.method != "__call__":
             for cls in self.instance_classes(path, call.receiver, call.scope):
                 found = self.method(cls, call.method)
@@ -444,6 +516,8 @@ class Project:
             return self._instances[key]
         self._instances[key] = frozenset()
         found = frozenset(self._instances_of(path, value, scope, depth))
+        if not found and _untyped(value) and self._has_classes():
+            found = self.inference.instance_classes(path, value) or frozenset()
         self._instances[key] = found
         return found
 
@@ -719,6 +793,10 @@ class Project:
             # ``model = Model(net, ...)`` in both arms of an ``if``: what the arms build, when they agree.
             made = {self._made_by(path, part, depth + 1, scope, seen) for part in _candidates(value)} - {"", None}
             return made.pop() if len(made) == 1 else ""
+        if _untyped(value):
+            made = {self._made_by(p, Value(CALL, c.id), depth + 1, -1, seen) for p, c in self._origins(path, value)}
+            made -= {"", None}
+            return made.pop() if len(made) == 1 else ""
         if value.kind != CALL:
             return ""
         call = self.python[path].call(value.data)
@@ -742,18 +820,25 @@ class Project:
 
     def making_call(self, path: str, value: Optional[Value], wanted: str, depth: int = 0,
                     seen: Optional[Set[Tuple[str, int]]] = None) -> Optional[Tuple[str, Call]]:
-        """The call of ``wanted`` (a catalogue name) that built ``value``: through chains, factory returns and the
-        arms of an ``if`` (the first arm that builds one)."""
-        if value is not None and value.kind == OP and value.data in ("ifexp", EITHER) and depth <= MAX_DEPTH:
-            seen = set() if seen is None else seen
-            for part in _candidates(value):
-                found = self.making_call(path, part, wanted, depth + 1, seen)
+        """The call of ``wanted`` (a catalogue name) that built ``value``: through chains, factory returns, the arms
+        of an ``if`` (the first arm that builds one) and what astroid finds a loop's name holds."""
+        if value is None or depth > MAX_DEPTH:
+            return None
+        seen = set() if seen is None else seen
+        if value.kind == OP and value.data in ("ifexp", EITHER):
+            candidates = [(path, part) for part in _candidates(value)]
+        elif _untyped(value):
+            candidates = [(origin_path, Value(CALL, origin.id)) for origin_path, origin in self._origins(path, value)]
+        else:
+            candidates = []
+        if candidates:
+            for candidate_path, candidate in candidates:
+                found = self.making_call(candidate_path, candidate, wanted, depth + 1, seen)
                 if found is not None:
                     return found
             return None
-        if value is None or value.kind != CALL or depth > MAX_DEPTH:
+        if value.kind != CALL:
             return None
-        seen = set() if seen is None else seen
         if (path, value.data) in seen:
             return None  # factories returning each other's results
         seen.add((path, value.data))
@@ -772,6 +857,10 @@ class Project:
                 if found is not None:
                     return found
         return None
+
+    def _origins(self, path: str, value: Value) -> List[Tuple[str, Call]]:
+        """The recorded calls astroid finds ``value`` may hold (none unless every way leads to one)."""
+        return self.inference.origins(path, value) or []
 
     def _made_by_callers(self, path: str, name: str, scope: int, depth: int,
                          seen: Set[Tuple[str, int, int]]) -> Optional[str]:
@@ -837,6 +926,25 @@ _BY_FILE = "<by file>"
 def _candidates(value: Value) -> Tuple[Value, ...]:
     """The values a choice may be: both arms of ``a if test else b``, each part of ``either``."""
     return value.parts[1:] if value.data == "ifexp" else value.parts
+
+
+def _untyped(value: Value) -> bool:
+    """A value the facts do not follow: a name bound by a loop, a comprehension or a ``with``, an item unpacked from
+    what a call returns. (An expression the analysis left unknown is mostly a call of a library: not asked.)"""
+    return value.kind == NAME or (value.kind == OP and value.data == "[]" and bool(value.parts)
+                                  and value.parts[0].kind in (CALL, OP))
+
+
+def disk_text(root: str, path: str) -> Optional[str]:
+    """The decoded text of ``path`` (root-relative) on disk, as the analysis reads it; None when unreadable."""
+    from ms_perflint.sources import kind_of, load_unit, read_bytes
+
+    absolute = os.path.join(root, path)
+    data = read_bytes(absolute)
+    if not isinstance(data, bytes):
+        return None
+    unit = load_unit(absolute, data, kind_of(absolute))
+    return unit.text if unit.error is None else None
 
 
 def _shared_folders(candidate: str, importer: str) -> int:

@@ -60,7 +60,7 @@ class Training:
         project = self.project
         if project.training_kind(path, call) is not None:
             return True
-        if call.method == "__call__" and call.receiver is not None:
+        if call.method == "__call__" and call.receiver is not None and not project.layer_call(path, call):
             if project.made_by(path, call.receiver, scope=call.scope) in (*ms.TRAIN_STEP_CELLS, *ms.GRAD_FUNCTIONS,
                                                                           *ms.TRAIN_STEP_BUILDERS):
                 return True
@@ -377,6 +377,9 @@ class Training:
                 cls = project.class_facts(owner)
                 init = cls.methods.get("__init__", cls.scope) if cls is not None else 0
                 self._making_calls(held[0], held[1], init, found, seen, depth + 1)
+        elif value.kind == NAME:  # a loop's or comprehension's variable: the calls astroid follows it to
+            for origin_path, origin in project.inference.origins(path, value) or ():
+                self._making_calls(origin_path, Value(CALL, origin.id), origin.scope, found, seen, depth + 1)
 
     def _item_calls(self, path: str, value: Value, found: Set[Tuple[str, int]],
                     seen: Set[Tuple[str, int, int]], depth: int) -> None:

@@ -94,6 +94,16 @@ class Resolution:
                           self.complete)
 
 
+def inferred_literals(project: Project, path: str, value: Value) -> Resolution:
+    """The literals astroid infers ``value`` (a name or an expression the facts do not follow) may be, each where
+    it is written; incomplete unless astroid knows every candidate."""
+    answer = project.inference.literals(path, value)
+    if answer is None:
+        return unknown()
+    found, complete = answer
+    return Resolution([Known(literal, Where(*place), "literal", value.via) for literal, *place in found], complete)
+
+
 def _through(known: Known, name: str) -> Known:
     if known.trail and known.trail[-1] == name:
         return known
@@ -185,6 +195,8 @@ class Values:
             if call is not None and call.callee in _NUMERIC:
                 return self._numeric(path, call, depth, program, context)
             return self._context_read(path, value, depth, program)
+        if kind == NAME:  # astroid's answer where the facts have none (project/inference.py)
+            return inferred_literals(self.project, path, value)
         return unknown()
 
     def _numeric(self, path: str, call: Call, depth: int, program: Optional[Program], context: Context) -> Resolution:

@@ -46,6 +46,15 @@ def decide(project, settings_for: Callable[[str], Settings], rules: Sequence[typ
 
     defaults = {option.name: option.default for rule in rules for option in rule.options}
     check = Check(project, settings_for, defaults)
+    try:
+        _run_rules(check, rules, settings_for, progress)
+    finally:
+        project.close()  # astroid's modules (and its process-wide cache of them) are not needed once decided
+    return check.findings
+
+
+def _run_rules(check, rules: Sequence[type], settings_for: Callable[[str], Settings],
+               progress: Optional[Callable[..., None]]) -> None:
     for done, rule in enumerate(rules):
         if progress is not None:
             progress(done, len(rules), "rules")
@@ -63,7 +72,6 @@ def decide(project, settings_for: Callable[[str], Settings], rules: Sequence[typ
     check.rule = ""
     if progress is not None:
         progress(len(rules), len(rules), "rules")
-    return check.findings
 
 
 #: Where :func:`decide` puts findings about the whole project (a rule that failed): one checked file shows each.
@@ -254,7 +262,7 @@ def check_text(text: str, path: str, settings: Settings, kind: Optional[str] = N
     if isinstance(facts, FileError):
         result.error = facts
         return result
-    project = Project("", {name: facts})
+    project = Project("", {name: facts}, lambda relative: unit.text if relative == name else None)
     raw = decide(project, lambda _: settings, rules if rules is not None else enabled_rules(settings))
     return finish(result, findings_for(raw, name, internal_errors(raw)), settings, unit.text, unit.virtual,
                   is_yaml=kind == YAML)

@@ -101,7 +101,7 @@ def _project(session, root: str):
     from ms_perflint.project.model import Project
 
     index = session.index(root)
-    return Project(index.root, index.facts())
+    return Project(index.root, index.facts(), texts=session.texts(index))
 
 
 def _cells(mapped: Sequence[Mapped], owner: Dict[int, str]) -> List[CellCost]:

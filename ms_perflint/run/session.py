@@ -215,9 +215,29 @@ class Session:
         from ms_perflint.run.lint import decide, enabled_union
 
         rules = enabled_union(settings)
-        raw = decide(Project(index.root, index.facts()), settings_for, rules, self.options.progress)
+        project = Project(index.root, index.facts(), texts=self.texts(index))
+        raw = decide(project, settings_for, rules, self.options.progress)
         decisions.store(cache, index.root, wanted, raw)
         return raw
+
+    def texts(self, index) -> Callable[[str], Optional[str]]:
+        """A project's reader of its files' decoded texts (the overlay's where this session holds one), for the
+        questions the model asks astroid: None for a file whose bytes are not the ones its facts were recorded from."""
+
+        def text(relative: str) -> Optional[str]:
+            import hashlib
+
+            from ms_perflint.sources import load_unit
+
+            record = index.files.get(relative)
+            path = index.absolute(relative)
+            data = self.read(path)
+            if record is None or not isinstance(data, bytes) or hashlib.sha256(data).hexdigest() != record.digest:
+                return None
+            unit = load_unit(path, data, record.kind)
+            return unit.text if unit.error is None else None
+
+        return text
 
     def _read_members(self, index, members: Sequence[str]) -> Dict[str, object]:
         """The bytes of the files to report on, read once; a file whose bytes are not the ones indexed is analysed again.
@@ -308,7 +328,7 @@ class Session:
         from ms_perflint.project.index import extract_record
         from ms_perflint.project.model import Project
         from ms_perflint.run.lint import decide, enabled_rules, findings_for, internal_errors
-        from ms_perflint.sources import PYTHON, kind_of
+        from ms_perflint.sources import PYTHON, kind_of, load_unit
 
         kind = kind_of(path) or PYTHON
         name = os.path.basename(path) or "stdin.py"
@@ -319,7 +339,8 @@ class Session:
         record = extract_record(name, path, kind, settings.max_file_size, data=data, alone=True)
         if record.facts is None:
             return self._finish(path, kind, record.error, [], data=data)
-        raw = decide(Project("", {name: record.facts}), lambda _: settings, enabled_rules(settings))
+        texts = lambda relative: load_unit(path, data, kind).text if relative == name else None  # noqa: E731
+        raw = decide(Project("", {name: record.facts}, texts), lambda _: settings, enabled_rules(settings))
         return self._finish(path, kind, record.error, findings_for(raw, name, internal_errors(raw)), data=data)
 
     def place(self, path: str, raw: Sequence[object]) -> List[object]:
