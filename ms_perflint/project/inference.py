@@ -66,6 +66,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Set
 
 from ms_perflint.analysis.facts import CALL, CFG, CLASS, FUNCTION, NAME, OP, PARAM, SELF, UNKNOWN, Call, Value
 from ms_perflint.findings import LineIndex
+from ms_perflint.sources.guard import quiet_compiler
 
 #: ``(root-relative path, scope index)`` and ``(root-relative path, class name)``, as in the model.
 ScopeRef = Tuple[str, int]
@@ -457,7 +458,8 @@ class Inference:
         from astroid.manager import AstroidManager
 
         builder = _builder_class()(AstroidManager(), lambda module: self._own(module, path))
-        module = builder.string_build(text, facts.module, _file_name(path))
+        with quiet_compiler():  # astroid parses the user's code: its warnings (``"\l"``) are not ours to print
+            module = builder.string_build(text, facts.module, _file_name(path))
         cache = AstroidManager().astroid_cache
         if cache.get(module.name) is module:
             del cache[module.name]  # keyed by dotted name: another program's module of the same name must not see it
