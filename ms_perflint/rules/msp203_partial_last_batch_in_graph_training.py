@@ -47,8 +47,12 @@ class PartialLastBatchInGraphTraining(Rule):
 
             The dataset is followed from the training call back to its `.batch(...)`: through variables,
             dataset methods (`map`, `shuffle`, `repeat`, ...), iterators, the project functions that build and
-            return it (`create_dataset(...)`) and their parameters, with `drop_remainder` and `batch_size`
-            read in the context of the call that builds the training dataset.
+            return it (`create_dataset(...)`, also `train, val = create_loaders()`) and their parameters, with
+            `drop_remainder` and `batch_size` read in the context of the call that builds the training dataset
+            (`create_dataset(mode="train")` takes the helper's training arm). A `drop_remainder=False` the script
+            passes down to a helper is reported where the script writes it, naming the helper's `batch()`: that is
+            the line the user changes. A batch in an arm whose test no run decides is reported only when the
+            other arm keeps its short batch too.
         """,
         why_bad="""
             Unless the dataset size is a multiple of the batch size, the last batch of every epoch is shorter.
