@@ -250,7 +250,6 @@ FREQUENT_SAVE_EPOCHS = 2
 #: ... and, where the length of the run is known, at least this many times in the run.
 MIN_SAVES_IN_RUN = 3
 #: The call that gives the steps of one epoch: ``Dataset.get_dataset_size()`` (batches per epoch).
-DATASET_SIZE_CALL = ".get_dataset_size()"
 DATASET_SIZE_METHOD = "get_dataset_size"
 #: Calls that keep a number a number (``int(dataset.get_dataset_size())``).
 NUMBER_CASTS = frozenset(("int", "math.ceil", "math.floor", "round"))

@@ -81,6 +81,16 @@ EITHER = "either"
 DERIVED = "derived"
 
 
+def choices(value: "Value") -> Tuple["Value", ...]:
+    """The values a choice may be: both arms of ``a if test else b`` (also a name bound in both arms of an ``if``),
+    each part of ``either``; empty for any other value."""
+    if value.kind == OP and value.data == "ifexp" and len(value.parts) == 3:
+        return value.parts[1:]
+    if value.kind == OP and value.data == EITHER:
+        return value.parts
+    return ()
+
+
 @dataclass(**_COMPACT)
 class Value(_Compact):
     """What an expression is known to be, and where it is written."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, CFG, LIT, OP, PARAM, UNKNOWN, Call, Value
+from ms_perflint.analysis.facts import CALL, CFG, LIT, OP, PARAM, Call, Value
 from ms_perflint.project.model import Program, Project, ScopeRef
 from ms_perflint.project.training import Training, loop_count, network_parameters
 
@@ -125,8 +125,6 @@ class Checkpoints:
         parameter every caller passes it to."""
         if value is None or depth > 6:
             return False
-        if value.kind == UNKNOWN and value.text.replace(" ", "").endswith(ms.DATASET_SIZE_CALL):
-            return True
         project = self.project
         if value.kind == CALL:
             call = project.python[path].call(value.data)

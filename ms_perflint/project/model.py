@@ -30,8 +30,8 @@ from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
-    CALL, CFG, CLASS, EITHER, FUNCTION, MAIN, MODULE, NAME, OP, PARAM, REF, SELF, Call, ClassFacts, PythonFacts,
-    ShellFacts, Value, YamlFacts,
+    CALL, CFG, CLASS, FUNCTION, MAIN, MODULE, NAME, OP, PARAM, REF, SELF, Call, ClassFacts, PythonFacts,
+    ShellFacts, Value, YamlFacts, choices,
 )
 from ms_perflint.project.inference import Inference
 
@@ -555,8 +555,8 @@ class Project:
         elif value.kind == OP and value.data == "[]" and len(value.parts) == 2 and isinstance(value.parts[1].data, int):
             for item_path, item, item_scope, _ in self.returned_items(path, value.parts[0], value.parts[1].data, depth):
                 yield from self.instance_classes(item_path, item, item_scope, depth + 1)
-        elif value.kind == OP and value.data in ("ifexp", EITHER):
-            for part in _candidates(value):
+        elif choices(value):
+            for part in choices(value):
                 yield from self.instance_classes(path, part, scope, depth + 1)
         elif value.kind == PARAM:
             yield from self._argument_instances(path, value.data, scope, depth)
@@ -789,9 +789,9 @@ class Project:
         seen.add(key)
         if value.kind == PARAM and scope >= 0:
             return self._made_by_callers(path, value.data, scope, depth, seen)
-        if value.kind == OP and value.data in ("ifexp", EITHER):
+        if choices(value):
             # ``model = Model(net, ...)`` in both arms of an ``if``: what the arms build, when they agree.
-            made = {self._made_by(path, part, depth + 1, scope, seen) for part in _candidates(value)} - {"", None}
+            made = {self._made_by(path, part, depth + 1, scope, seen) for part in choices(value)} - {"", None}
             return made.pop() if len(made) == 1 else ""
         if _untyped(value):
             made = {self._made_by(p, Value(CALL, c.id), depth + 1, -1, seen) for p, c in self._origins(path, value)}
@@ -825,8 +825,8 @@ class Project:
         if value is None or depth > MAX_DEPTH:
             return None
         seen = set() if seen is None else seen
-        if value.kind == OP and value.data in ("ifexp", EITHER):
-            candidates = [(path, part) for part in _candidates(value)]
+        if choices(value):
+            candidates = [(path, part) for part in choices(value)]
         elif _untyped(value):
             candidates = [(origin_path, Value(CALL, origin.id)) for origin_path, origin in self._origins(path, value)]
         else:
@@ -921,11 +921,6 @@ class Project:
 #: :meth:`Project.qualified` of a callee that depends on the calling file (a MindSpore-family package that may be
 #: the linted project itself).
 _BY_FILE = "<by file>"
-
-
-def _candidates(value: Value) -> Tuple[Value, ...]:
-    """The values a choice may be: both arms of ``a if test else b``, each part of ``either``."""
-    return value.parts[1:] if value.data == "ifexp" else value.parts
 
 
 def _untyped(value: Value) -> bool:

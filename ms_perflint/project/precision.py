@@ -1,6 +1,6 @@
 """Precision in a training program: the MatMuls its network runs, and what casts them.
 
-:func:`program_precision` gathers, for one training program, the MatMul-family
+:func:`program_precisions` gathers, for each training call of a program, the MatMul-family
 sites of the network it trains (:class:`MatmulSite`, with their sizes where
 known), the AMP levels and Ascend precision knobs the program sets, and the
 ``to_float``/``add_flags_recursive`` casts that reach the network's layers or
@@ -121,12 +121,6 @@ class ProgramPrecision:
             return (f'amp_level "{level}" ({where}) casts only nn.Dense, MatMul, BatchMatMul, bmm and mm '
                     f"(MindSpore 2.10)")
         return None
-
-
-def program_precision(check, training: Training, program: Program) -> Optional[ProgramPrecision]:
-    """The precision facts of a training program's first training call; None when no network can be identified."""
-    found = program_precisions(check, training, program)
-    return found[0] if found else None
 
 
 def program_precisions(check, training: Training, program: Program) -> List[ProgramPrecision]:

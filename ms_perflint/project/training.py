@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple  # noqa: F401
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, EITHER, NAME, OP, PARAM, SELF, Call, Value
+from ms_perflint.analysis.facts import CALL, NAME, OP, PARAM, SELF, Call, Value, choices
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 
 #: MindSpore cells that wrap a network and take it as their first argument.
@@ -362,8 +362,8 @@ class Training:
                 for target_path, target in project.targets(path, call):
                     for returned in project.python[target_path].scopes[target].returns:
                         self._making_calls(target_path, returned, target, found, seen, depth + 1)
-        elif value.kind == OP and value.data in ("ifexp", EITHER, "+"):
-            for part in value.parts[1:] if value.data == "ifexp" else value.parts:  # ``a + b`` concatenates datasets
+        elif choices(value) or (value.kind == OP and value.data == "+"):
+            for part in choices(value) or value.parts:  # ``a + b`` concatenates datasets
                 self._making_calls(path, part, scope, found, seen, depth + 1)
         elif value.kind == OP and value.data == "[]" and len(value.parts) == 2 and value.parts[0].kind == CALL:
             self._item_calls(path, value, found, seen, depth)

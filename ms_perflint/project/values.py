@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Seq
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
-    CALL, CFG, CLASS, EITHER, LIT, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value,
+    CALL, CFG, CLASS, EITHER, LIT, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value, choices,
 )
 from ms_perflint.project.model import MAX_DEPTH, ClassRef, Program, Project, ScopeRef, Where, call_where, where
 
@@ -403,10 +403,10 @@ class Values:
         argument = call.argument(name, position if position >= 0 else None)
         if argument is not None:
             return self.resolve(caller_path, argument, call.scope, depth + 1, program, context[:-1]).through(name)
-        default = self.project.python[path].scopes[scope].defaults.get(name)
+        function = self.project.python[path].scopes[scope]
+        default = function.defaults.get(name)
         if default is None or call.may_pass(name, position):
             return unknown()
-        function = self.project.python[path].scopes[scope]
         found = self.resolve(path, default, function.parent, depth + 1, program)
         return Resolution([replace(k, source="default", via=k.via or name) for k in found.values],
                           found.complete).through(name)
@@ -418,7 +418,7 @@ class Values:
             return self._choice(path, value, scope, depth, program, context)
         if op == EITHER:
             result = Resolution()
-            for part in value.parts:
+            for part in choices(value):
                 result.add(self.resolve(path, part, scope, depth + 1, program, context))
             return result
         if op in ("==", "!=", "not", "and", "or") and value.parts:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, List, Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, EITHER, LIT, OP, PARAM, SELF, Call, Value
+from ms_perflint.analysis.facts import CALL, LIT, OP, PARAM, SELF, Call, Value, choices
 from ms_perflint.findings import Fix, FixAvailability, FixSafety, TextEdit
 from ms_perflint.project.model import MAX_DEPTH, Program, Project, Where, where
 from ms_perflint.project.modes import GRAPH, execution_mode, jit_scopes, made_by_jit
@@ -322,9 +322,8 @@ def _batches(project: Project, path: str, value: Optional[Value], scope: int, ch
             return []
         init = project.method(owner, "__init__")
         return _batches(project, found[0], found[1], init[1] if init else 0, (), depth + 1)
-    if value.kind == OP and value.data in ("ifexp", EITHER):
-        parts = value.parts[1:] if value.data == "ifexp" else value.parts
-        return [b for part in parts for b in _batches(project, path, part, scope, chain, depth + 1)]
+    if choices(value):
+        return [b for part in choices(value) for b in _batches(project, path, part, scope, chain, depth + 1)]
     if value.kind == OP and value.data == "[]" and len(value.parts) == 2 and isinstance(value.parts[1].data, int):
         return [b for p, item, s, call in project.returned_items(path, value.parts[0], value.parts[1].data)
                 for b in _batches(project, p, item, s, (*chain, (path, call)), depth + 1)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, DERIVED, EITHER, OP, PARAM, Call, Guard, PythonFacts, Value
+from ms_perflint.analysis.facts import CALL, DERIVED, EITHER, OP, choices, PARAM, Call, Guard, PythonFacts, Value
 from ms_perflint.findings import FixAvailability
 from ms_perflint.project.model import Program, Project, ScopeRef
 from ms_perflint.project.training import Training
@@ -286,7 +286,7 @@ def _made_from(value: Value, depth: int = 0) -> Iterator[Value]:
     if depth > 8:
         return
     if value.kind == OP and value.data in _MADE_FROM and value.parts:
-        for part in value.parts[:1] if value.data == "[]" else value.parts[1:] if value.data == "ifexp" else value.parts:
+        for part in value.parts[:1] if value.data == "[]" else choices(value) or value.parts:
             yield from _made_from(part, depth + 1)
     elif value.kind == CALL:
         yield value
