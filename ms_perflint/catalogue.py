@@ -58,6 +58,7 @@ _PREFIX_ALIASES: Tuple[Tuple[str, str], ...] = (
     ("mindspore.train.serialization.", "mindspore."),
     ("mindspore.train.summary.", "mindspore.train."),
     ("mindspore.context.", "mindspore."),
+    ("mindspore.communication.management.", "mindspore.communication."),
     ("mindspore.dataset.core.config.", "mindspore.dataset.config."),
     ("mindspore.dataset.engine.datasets_user_defined.", "mindspore.dataset."),
     ("mindspore.dataset.engine.datasets.", "mindspore.dataset."),
@@ -479,6 +480,11 @@ DEVICE_TARGETS = frozenset(("Ascend", "GPU", "CPU"))
 #: Keys and words that name a device target in configs, launch scripts and file names.
 DEVICE_KEYS = frozenset(("device_target", "device", "target", "platform"))
 NON_ASCEND_WORDS = frozenset(("gpu", "cpu", "cuda"))
+#: ``mindspore.communication.init(backend_name=None)``: each backend is one hardware platform (2.10's docstring:
+#: "hccl" for Ascend, "nccl" for GPU, "mccl" for CPU), so a program that always initialises one runs there.
+COMMUNICATION_INIT = "mindspore.communication.init"
+COMMUNICATION_BACKEND = Param("backend_name", 0)
+BACKEND_DEVICES: Dict[str, str] = {"hccl": "Ascend", "nccl": "GPU", "mccl": "CPU"}
 
 # --- checkpoints (MSP103, MSP104) ----------------------------------------------------------
 
@@ -513,6 +519,8 @@ FRAMEWORK_METHODS = frozenset(
 )
 #: mindformers' checkpoint callback in YAML ``callbacks``; 265 real configs spell it ``CheckpointMointor``.
 CHECKPOINT_MONITORS = frozenset(("CheckpointMonitor", "CheckpointMointor"))
+#: Its ``save_checkpoint_steps`` default (mindformers' CheckpointMonitor docstring: "Default: 1").
+MINDFORMERS_MONITOR_DEFAULT_STEPS = 1
 #: YAML ``run_mode`` values that do not train.
 NON_TRAINING_RUN_MODES = frozenset(("predict", "eval", "evaluate", "infer", "export"))
 #: Calls that load weights, by their last name (MindSpore's, mindcv's and mindformers' loaders).
@@ -815,6 +823,20 @@ PYNATIVE_MODE_VALUE = 1
 #: With ``mode`` never set, MindSpore runs PyNative since 2.0.0-alpha (the 2.0.0-alpha and 2.0.0 release notes:
 #: "the default mode is switched to PyNative"; 1.x defaulted to GRAPH_MODE). ``get_context("mode")`` is 1 on 2.10.
 PYNATIVE_DEFAULT_SINCE = "2.0.0a0"
+#: The release a program is taken to run on when its project declares none (no ``mindspore-version`` setting, no
+#: requirement) and it uses no API that release no longer has: the release these facts were measured on. Programs on
+#: today's Ascend hardware run 2.x; a script written for 1.x that sets no mode runs PyNative there.
+CURRENT_RELEASE = "2.10.0"
+#: APIs the 2.10 wheel no longer has (each import fails on 2.10): a program that uses one runs on an older release.
+#: The value is the release that removed it where the release notes say so ("2.0.0": ``mindspore.nn.transformer``
+#: moved to MindFormers in 2.0.0), else "" (the older release is unknown: 2.x releases still warned about
+#: ``c_transforms``).
+REMOVED_APIS: Dict[str, str] = {
+    "mindspore.nn.transformer": "2.0.0",
+    "mindspore.dataset.vision.py_transforms": "", "mindspore.dataset.vision.c_transforms": "",
+    "mindspore.dataset.transforms.py_transforms": "", "mindspore.dataset.transforms.c_transforms": "",
+    "mindspore.ms_function": "",
+}
 #: What compiles a function in PyNative mode: ``mindspore.jit`` (2.x) and its 1.x name ``ms_function``.
 JIT_DECORATORS = frozenset(("mindspore.jit", "mindspore.ms_function"))
 #: Tensor methods that copy a value to the host: a ``construct`` that calls one runs in PyNative only.

@@ -118,12 +118,13 @@ PROJECT = {
 }
 #: Read off the files above: the callback's config (MSP103; Net has 4.2 M parameters, not a small network), AutoTune under train.py's Profiler (MSP105),
 #: Model(...) without mixed precision over src/model.py's Dense layers (MSP101), and the Profiler that nothing stops before
-#: training ends (MSP502).
+#: training ends (MSP502); no mode is set and no release declared, so the current release trains it in PyNative (MSP202).
 PROJECT_FINDINGS = {
     ("src/callbacks.py", 5, 14, "MSP103"),
     ("src/dataset.py", 5, 5, "MSP105"),
     ("train.py", 10, 16, "MSP502"),
     ("train.py", 12, 13, "MSP101"),
+    ("train.py", 13, 5, "MSP202"),
 }
 #: What train.py shows alone (no project): its Profiler profiles every step of the training it runs (MSP502).
 ALONE_FINDINGS = {("train.py", 10, 16, "MSP502")}

@@ -35,10 +35,10 @@ class Net(nn.Cell):
 
 
 if __name__ == "__main__":
-    ms.set_context(device_target="Ascend")
+    ms.set_context(device_target="Ascend", mode=ms.GRAPH_MODE)
     net = Net()
     model = Model(net, nn.SoftmaxCrossEntropyWithLogits(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
-    model.train(10, None)
+    model.train(10, None, dataset_sink_mode=True)
 """
 
 #: Two programs MSP101 reports on, and helpers that name no MindSpore program.

@@ -73,9 +73,10 @@ def test_to_float_half_in_train_covers_the_model_in_another_file(tmp_path: Path)
             from mindspore.train import Model
             from src.model import Net
             if __name__ == "__main__":
+                ms.set_context(mode=ms.GRAPH_MODE)
                 net = Net()
                 net.to_float(ms.half)
-                Model(net, loss, opt).train(1, data)
+                Model(net, loss, opt).train(1, data, dataset_sink_mode=True)
         """,
     })
     assert check_project(tmp_path) == {}
@@ -92,7 +93,8 @@ def test_cast_model_type_float32_is_decided_the_same_in_one_file_and_across_file
         from mindspore.train import Model
         from src.model import Net
         if __name__ == "__main__":
-            Model(Net(), loss, opt, amp_level="O2", cast_model_type=ms.float32).train(1, data)
+            ms.set_context(mode=ms.GRAPH_MODE)
+            Model(Net(), loss, opt, amp_level="O2", cast_model_type=ms.float32).train(1, data, dataset_sink_mode=True)
     """
     write_project(tmp_path / "split", {"src/__init__.py": "", "src/model.py": MODEL, "train.py": train})
     one_file = textwrap.dedent(MODEL) + textwrap.dedent(train).replace("from src.model import Net\n", "")

@@ -31,12 +31,13 @@ class Net(nn.Cell):
 """
 TRAIN = """\
 from mindspore.train import CheckpointConfig, Model, ModelCheckpoint
-
+import mindspore as ms
 from net import Net
-
+ms.set_context(mode=ms.GRAPH_MODE)
 if __name__ == "__main__":
     config = CheckpointConfig(save_checkpoint_steps=100)
-    Model(Net(), loss_fn=None, optimizer=None, amp_level="O2").train(10, data, callbacks=[ModelCheckpoint(config=config)])
+    Model(Net(), loss_fn=None, optimizer=None, amp_level="O2").train(10, data, callbacks=[ModelCheckpoint(config=config)],
+                                                                      dataset_sink_mode=True)
 """
 TIMEOUT = 60
 

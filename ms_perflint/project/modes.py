@@ -52,6 +52,13 @@ class ExecutionMode:
         """No call sets the mode, and none may (the release's default mode applies)."""
         return self.complete and not self.settings
 
+    def before(self, path: str, call: Call) -> "ExecutionMode":
+        """The settings that can apply when ``call`` runs: a ``set_context`` written further down the same file's
+        top level (a later notebook cell, a later statement of the script) runs after it, so it is left out."""
+        kept = [s for s in self.settings
+                if not (s.path == path and s.call.scope == 0 and call.scope == 0 and s.call.line > call.line)]
+        return ExecutionMode(kept, self.complete)
+
     def only(self, mode: str) -> bool:
         """Every mode the program can be given is ``mode`` (and at least one call sets it)."""
         return self.complete and bool(self.settings) and self.modes == {mode}

@@ -867,6 +867,8 @@ def device(values: Values, program: Program) -> DeviceDecision:
         targets.extend(found.values)
         complete = complete and found.complete
     if not targets:
+        targets, complete = _backend_targets(values, program), True
+    if not targets:
         entry = project.python.get(program.entry)
         if entry is not None and entry.recorded_device == "cpu":
             # The saved outputs show MindSpore ran on Windows, whose builds are CPU only.
@@ -879,6 +881,26 @@ def device(values: Values, program: Program) -> DeviceDecision:
         return DeviceDecision(True)
     on_cpu = all(k.value.strip().lower() == "cpu" for k in named)
     return DeviceDecision(False, named[0], accelerator=not on_cpu)
+
+
+def _backend_targets(values: Values, program: Program) -> List[Known]:
+    """The device targets the program's communication backends name (``init("nccl")`` is GPU), from the ``init``
+    calls that run in every run of the program (one in a device's arm says nothing about the others)."""
+    project = values.project
+    found: List[Known] = []
+    for path, call in project.program_calls(program, (ms.COMMUNICATION_INIT,)):
+        argument = call.argument(ms.COMMUNICATION_BACKEND.keyword, ms.COMMUNICATION_BACKEND.position)
+        if argument is None or not values.always_holds(path, call.scope, call.guards, program):
+            continue
+        resolved = values.resolve(path, argument, call.scope, program=program)
+        if not resolved.complete:
+            return []
+        for known in resolved.values:
+            target = ms.BACKEND_DEVICES.get(known.value) if isinstance(known.value, str) else None
+            if target is None:
+                return []
+            found.append(Known(target, known.where, f"init({known.value!r})"))
+    return found
 
 
 def non_ascend_config(path: str) -> bool:

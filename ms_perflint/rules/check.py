@@ -69,12 +69,16 @@ class Check:
             finding.end_line, finding.end_column = at.end_line, at.end_column
         self.findings.setdefault(path, []).append(finding)
 
-    def release_at_least(self, path: str, release: str) -> Optional[bool]:
-        """Is the MindSpore release of ``path``'s settings (``mindspore-version``) at least ``release``?
+    def release_at_least(self, path: str, release: str, program: Optional[Program] = None) -> Optional[bool]:
+        """Is the MindSpore release ``path`` runs on at least ``release``?
 
+        The release is the ``mindspore-version`` of ``path``'s settings (written, or inferred from the project's
+        requirements). When none is declared and ``program`` is given, the program decides (:meth:`program_release`).
         None when the release is unknown: the rule then takes the reading that cannot be a false alarm.
         """
         written = self._settings_for(path).mindspore_version
+        if not written and program is not None:
+            written = self.program_release(program)[0]
         if not written:
             return None
         from packaging.version import InvalidVersion, Version
@@ -84,11 +88,35 @@ class Check:
         except InvalidVersion:
             return None
 
-    def release_note(self, path: str) -> str:
+    def program_release(self, program: Program) -> Tuple[Optional[str], str]:
+        """The release a program with no declared release runs on (for comparisons), and a note saying why
+        (memoised per program).
+
+        A program that uses an API the current release removed (:data:`~ms_perflint.catalogue.REMOVED_APIS`) runs on
+        an older one: the release before the one that removed it when the release notes say, else unknown (None).
+        Otherwise the current release: code that runs on it, and declares nothing else, is run on it today.
+        """
+        def decide() -> Tuple[Optional[str], str]:
+            for path in sorted(program.files):
+                facts = self.project.python.get(path)
+                for name in facts.imports if facts is not None else ():
+                    removed = _removed_api(name)
+                    if removed is not None:
+                        # any 1.x compares as "before 2.0"; the note never names it
+                        before = "1.0" if removed[1] == "2.0.0" else None
+                        return before, (f"a MindSpore release before {removed[1] or ms.CURRENT_RELEASE}: the program "
+                                        f"imports {removed[0]} ({path})")
+            return ms.CURRENT_RELEASE, (f"MindSpore {ms.CURRENT_RELEASE}: no release is declared and the program uses "
+                                        f"no API it removed")
+
+        return self.project.memo(("program-release", program.entry), decide)  # type: ignore[return-value]
+
+    def release_note(self, path: str, program: Optional[Program] = None) -> str:
         """``MindSpore 2.3.1 per requirements.txt:3 (mindspore==2.3.1)`` for messages ("" when unknown)."""
         settings = self._settings_for(path)
         if not settings.mindspore_version:
-            return ""
+            release, note = self.program_release(program) if program is not None else (None, "")
+            return note if release else ""
         source = settings.mindspore_version_source.replace("inferred from ", "") or "the mindspore-version setting"
         return f"MindSpore {settings.mindspore_version} per {source}"
 
@@ -113,6 +141,15 @@ class Check:
                 if self.ascend(program).ascend:
                     found.append(program)
         return found
+
+
+def _removed_api(name: str) -> Optional[Tuple[str, str]]:
+    """The removed API (and the release that removed it) an imported name is or lies under, else None."""
+    canonical = ms.canonical_name(name)
+    for api, removed in ms.REMOVED_APIS.items():
+        if canonical == api or canonical.startswith(api + "."):
+            return api, removed
+    return None
 
 
 # --- fixes as text edits ---------------------------------------------------------------------

@@ -36,7 +36,9 @@ class SyncCheckpointSave(Rule):
               that runs every step or epoch (`step_end`, `epoch_end`, `on_train_step_end`,
               `on_train_epoch_end`, ...), or in a helper called from either;
             - a mindformers YAML callback `type: CheckpointMonitor` (also its common misspelling
-              `CheckpointMointor`) without `async_save: True` in a training config.
+              `CheckpointMointor`) in a training config whose `async_save` is missing or written `False`, when
+              it saves at least every 5,000 steps (`save_checkpoint_steps`, default 1) -- reported at the
+              callback's `type`, or at the written `False`.
 
             A save is reported when it is worth a change (RULES.md): it repeats at least every 2 epochs
             or every 5,000 steps, at least 3 times in the run where the run's length is known, and the
@@ -90,9 +92,12 @@ class SyncCheckpointSave(Rule):
         silent_on="""
             - `async_save=True`, `"thread"` or `"process"`, a value the linter cannot know
               (`async_save=args.async_save`), or `**kwargs` that may carry it;
-            - a YAML callback that writes `async_save: False`: the config has decided (mindformers' templates
-              spell the default out, usually next to a save interval as long as the whole run; on the
-              development set 8 of 12 such configs saved once or not at all during a documented run);
+            - a YAML callback that saves rarely (`save_checkpoint_steps` above 5,000, as mindformers' templates
+              often spell next to `async_save: False` -- on the development set 8 of 12 such configs saved once
+              or not at all during a documented run) or by time (`save_checkpoint_seconds`). An explicit
+              `async_save: False` next to a frequent save is reported: a blind audit found a finetune config saving
+              every 1,500 steps that way, and the written False is a template's default spelled out, not a
+              decision the period supports;
             - a `CheckpointConfig` that never reaches a `ModelCheckpoint` (a config built and unused), or whose
               callback is only registered under a condition no run turns on (`if args.save_ckpt:
               callbacks.append(ckpt_cb)` with the argparse default False, `training = False`); the same for a
@@ -475,12 +480,36 @@ class SyncCheckpointSave(Rule):
             kind = mapping.entries.get("type")
             if kind is None or kind.data not in ms.CHECKPOINT_MONITORS:
                 continue
-            # A config that writes ``async_save: False`` has decided (mindformers' templates spell their default
-            # out, usually beside a save interval as long as the run): only a missing setting is reported.
-            if "async_save" not in mapping.entries:
-                fix = _yaml_insert(mapping)
-                message = f"{kind.data} saves checkpoints synchronously, stalling training; add async_save: True"
-                check.report(self.code, path, kind, message, fix)
+            # Decided by the period, as Python saves are: a monitor saving at least every FREQUENT_SAVE_STEPS steps
+            # (mindformers' default is every step) stalls the run, whether async_save is missing or written False.
+            steps = _yaml_period(mapping)
+            if steps is None or steps > ms.FREQUENT_SAVE_STEPS:
+                continue
+            written = mapping.entries.get("async_save")
+            every = f"every {steps:,} steps" if "save_checkpoint_steps" in mapping.entries else "every step (the default)"
+            if written is None:
+                message = (f"{kind.data} saves checkpoints synchronously {every}, stalling training; "
+                           f"add async_save: True")
+                check.report(self.code, path, kind, message, _yaml_insert(mapping))
+            elif written.kind == LIT and written.data is False:
+                message = (f"{kind.data} saves checkpoints synchronously {every} (async_save: False), stalling "
+                           f"training; set async_save: True")
+                check.report(self.code, path, written, message,
+                             replace_value(written, "True", FixSafety.UNSAFE, FIX_DESCRIPTION))
+
+
+def _yaml_period(mapping: YamlMapping) -> Optional[int]:
+    """The steps between a YAML monitor's saves (mindformers' default: 1), None when it saves by time or the
+    period is not a number."""
+    seconds = mapping.entries.get("save_checkpoint_seconds")
+    if seconds is not None and not (seconds.kind == LIT and seconds.data in (0, None)):
+        return None
+    steps = mapping.entries.get("save_checkpoint_steps")
+    if steps is None:
+        return ms.MINDFORMERS_MONITOR_DEFAULT_STEPS
+    if steps.kind == LIT and isinstance(steps.data, int) and not isinstance(steps.data, bool) and steps.data > 0:
+        return steps.data
+    return None
 
 
 # --- helpers -----------------------------------------------------------------------------------------

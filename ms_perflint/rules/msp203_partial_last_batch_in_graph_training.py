@@ -260,7 +260,7 @@ def _graph_mode(check: Check, program: Program) -> bool:
     mode = execution_mode(check.values, program)
     if mode.only(GRAPH):
         return True
-    return mode.unset and check.release_at_least(program.entry, ms.PYNATIVE_DEFAULT_SINCE) is False
+    return mode.unset and check.release_at_least(program.entry, ms.PYNATIVE_DEFAULT_SINCE, program) is False
 
 
 def _consumers(check: Check, training: Training, program: Program, graph: bool) -> List[Tuple[Batch, str]]:

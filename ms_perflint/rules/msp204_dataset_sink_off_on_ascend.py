@@ -13,7 +13,7 @@ from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import LIT, Call
 from ms_perflint.findings import Fix, FixAvailability, FixSafety
 from ms_perflint.project.model import Program
-from ms_perflint.project.modes import GRAPH, execution_mode
+from ms_perflint.project.modes import GRAPH, ExecutionMode, execution_mode
 from ms_perflint.project.training import Training
 from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
 from ms_perflint.rules.check import Check, append_keyword, replace_value
@@ -37,11 +37,12 @@ class DatasetSinkOffOnAscend(Rule):
 
             - written out: `dataset_sink_mode=False`, or a value that is False wherever it comes from (an
               argparse default, a config key, a launch script) -- the message says where it is written;
-            - omitted, when the project runs MindSpore 2.0 or later (the `mindspore-version` setting, or the
-              version inferred from the project's requirements): 2.x's signature is
+            - omitted, when the program runs MindSpore 2.0 or later: 2.x's signature is
               `Model.train(epoch, train_dataset, callbacks=None, dataset_sink_mode=False, sink_size=-1,
-              initial_epoch=0)`. MindSpore 1.x defaulted to True, so with a 1.x or unknown release an omitted
-              flag is not reported.
+              initial_epoch=0)`. The release is the `mindspore-version` setting or the project's requirements;
+              with neither, the current release (2.10) unless the program imports an API 2.10 no longer has (then
+              an older, unknown release). MindSpore 1.x defaulted to True, so with a 1.x or unknown release an
+              omitted flag is not reported.
 
             Reported at the call.
         """,
@@ -91,7 +92,7 @@ class DatasetSinkOffOnAscend(Rule):
             - a flag set per mode in the arms of an `if` (True in the graph-mode arm, False in the PyNative one)
               whose test no run decides: both arms are kept, and one of them sinks. A local name, a module
               constant, an argparse default or a config is read as each run sets it;
-            - an omitted flag on MindSpore 1.x or when the release is unknown (1.x sank by default);
+            - an omitted flag on MindSpore 1.x or on an unknown older release (1.x sank by default);
             - programs that collect summaries (`SummaryCollector`, mindformers' `SummaryMonitor`): their data is
               taken at step granularity and sinking changes what they record. A per-step `LossMonitor` is not
               such a need: printing once per sink is the usual trade;
@@ -158,12 +159,13 @@ class DatasetSinkOffOnAscend(Rule):
         Valid(
             """
             import mindspore as ms
+            import mindspore.dataset.vision.c_transforms as C
             from mindspore.train import Model
             if __name__ == "__main__":
                 ms.set_context(mode=ms.GRAPH_MODE)
                 Model(net, loss, opt).train(10, data)
             """,
-            why="an omitted flag with an unknown MindSpore release: 1.x sank by default",
+            why="an omitted flag on an older, unknown release (c_transforms is gone from 2.10): 1.x sank by default",
         ),
         Valid(
             """
@@ -233,6 +235,8 @@ class DatasetSinkOffOnAscend(Rule):
                 continue
             if not check.values.can_hold(path, call.scope, call.guards, program):
                 continue
+            if not _graph_mode(check, program, execution_mode(check.values, program).before(path, call)):
+                continue
             found = _sink_off(check, program, path, call)
             if found is not None:
                 reported.add((path, call.id))
@@ -240,12 +244,12 @@ class DatasetSinkOffOnAscend(Rule):
                 check.report(self.code, path, call, message, fix)
 
 
-def _graph_mode(check: Check, program: Program) -> bool:
+def _graph_mode(check: Check, program: Program, mode: Optional[ExecutionMode] = None) -> bool:
     """Some run of the program sets graph mode, or it sets none on MindSpore 1.x (graph was 1.x's default)."""
-    mode = execution_mode(check.values, program)
+    mode = mode if mode is not None else execution_mode(check.values, program)
     if GRAPH in mode.modes:
         return True
-    return mode.unset and check.release_at_least(program.entry, ms.PYNATIVE_DEFAULT_SINCE) is False
+    return mode.unset and check.release_at_least(program.entry, ms.PYNATIVE_DEFAULT_SINCE, program) is False
 
 
 def _collects_summaries(check: Check, program: Program) -> bool:
@@ -280,9 +284,9 @@ def _sink_off(check: Check, program: Program, path: str, call: Call) -> Optional
     method = f"Model.{call.method}"
     if value is None:
         if call.may_pass(flag.keyword, flag.position) or not check.release_at_least(
-                program.entry, ms.SINK_OFF_BY_DEFAULT_SINCE):
+                program.entry, ms.SINK_OFF_BY_DEFAULT_SINCE, program):
             return None
-        note = check.release_note(program.entry)
+        note = check.release_note(program.entry, program)
         fix = append_keyword(call, flag.keyword, "True", FixSafety.UNSAFE, SINK_FIX)
         return (f"{method} runs without data sinking on Ascend in graph mode: dataset_sink_mode defaults to False "
                 f"since MindSpore 2.0 ({note}), so every step copies its batch from the host and waits for it; "

@@ -237,7 +237,7 @@ USES_MINDSPORE = {
             choices = (Net(),)
             for net in choices:
                 model = Model(net, amp_level="O0")
-                model.train(10, None)
+                model.train(10, None, dataset_sink_mode=True)
             choices = (nn.Dense(3, 5),)
             for layer in choices:
                 layer.construct(1)

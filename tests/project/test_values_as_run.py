@@ -224,7 +224,7 @@ def test_a_false_passed_down_by_the_script_is_reported_where_the_script_writes_i
             ms.set_context(mode=ms.GRAPH_MODE)
             net = nn.Dense(16, 16)
             model = Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
-            model.train(10, create_dataset(32, drop_remainder=False))
+            model.train(10, create_dataset(32, drop_remainder=False), dataset_sink_mode=True)
             """,
     })
     found = check_project(root)
@@ -549,3 +549,34 @@ def test_a_model_zoo_config_is_its_first_document_not_its_help_texts(tmp_path: P
             """),
     })
     assert [code for code, _, _ in check_project(root).get("train.py", []) if code == "MSP103"] == ["MSP103"]
+
+
+# --- the device a communication backend names --------------------------------------------------------------
+
+SINK_OFF = """
+import mindspore as ms
+from mindspore.communication.management import init
+from mindspore.train import Model
+{setup}
+if __name__ == "__main__":
+    ms.set_context(mode=ms.GRAPH_MODE)
+    {call}
+    Model(net, loss, opt).train(10, data, dataset_sink_mode=False)
+"""
+
+
+def _sink_off(setup: str, call: str) -> list:
+    return [f.code for f in check(SINK_OFF.format(setup=textwrap.dedent(setup), call=call))]
+
+
+def test_a_program_that_always_initialises_nccl_runs_on_gpu():
+    # nccl is GPU's backend (hccl Ascend's, mccl the CPU's): an Ascend rule stays silent, also through a helper
+    assert _sink_off("def setup():\n    init('nccl')\n", "setup()") == []
+    assert _sink_off("", "init(backend_name='mccl')") == []
+    assert _sink_off("", "init('hccl')") == ["MSP204"]
+    assert _sink_off("", "init()") == ["MSP204"]
+
+
+def test_nccl_in_one_arm_of_an_undecided_test_says_nothing_about_the_other_arm():
+    setup = "import os\ndef setup():\n    if os.environ.get('USE_GPU'):\n        init('nccl')\n    else:\n        init()\n"
+    assert _sink_off(setup, "setup()") == ["MSP204"]

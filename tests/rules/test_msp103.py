@@ -7,6 +7,7 @@ on (a LeNet checkpoint, a save every 10,000 steps, a network whose size the old 
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 from typing import List, Tuple
 
 import pytest
@@ -14,8 +15,9 @@ import pytest
 from ms_perflint.findings import FixSafety
 from ms_perflint.fix.edits import apply_fix_text
 from ms_perflint.rules.msp103_sync_checkpoint_save import SyncCheckpointSave
-from ms_perflint.run.lint import check_text
+from ms_perflint.run.lint import check_folder, check_text
 from ms_perflint.settings import Settings
+from tests.conftest import write_project
 
 RULE = [SyncCheckpointSave]
 
@@ -709,3 +711,43 @@ def test_a_save_best_after_the_epochs_evaluation_in_a_loop_is_silent():
     before = EPOCH_LOOP.format(evaluate="        acc = 1").replace("    best = 0\n",
                                                                      "    best = 0\n    acc = model.eval(val_data)\n")
     assert [f.line for f in lint(before)] == [27]  # the save_checkpoint
+
+
+# --- mindformers YAML monitors: decided by their period -----------------------------------------------------------
+
+
+def _yaml_findings(tmp_path: Path, monitor: str, run_mode: str = "train") -> list:
+    write_project(tmp_path, {"run.py": "import mindspore\n"})
+    config = tmp_path / "configs" / "finetune.yaml"
+    config.parent.mkdir(exist_ok=True)
+    config.write_text(f"run_mode: {run_mode}\ncallbacks:\n  - type: MFLossMonitor\n  - type: CheckpointMonitor\n"
+                      + textwrap.indent(textwrap.dedent(monitor).strip("\n"), "    ") + "\n", encoding="utf-8")
+    results = check_folder(str(tmp_path), Settings(select=("MSP103",)))
+    return [(f.line, f.fix.safety.value if f.fix else None) for r in results.values() for f in r.findings]
+
+
+def test_a_yaml_monitor_writing_async_save_false_next_to_a_frequent_save_is_reported_at_the_false(tmp_path: Path):
+    found = _yaml_findings(tmp_path, """
+        prefix: "llm"
+        save_checkpoint_steps: 1500
+        async_save: False
+    """)
+    assert found == [(7, "unsafe")]  # the written False; replacing what the author wrote is unsafe
+
+
+def test_a_yaml_monitor_without_async_save_saves_every_step_by_default(tmp_path: Path):
+    assert _yaml_findings(tmp_path, 'prefix: "llm"') == [(4, "safe")]
+
+
+@pytest.mark.parametrize("monitor", [
+    "save_checkpoint_steps: 10000\nasync_save: False",  # rarer than every 5,000 steps
+    "save_checkpoint_steps: 10000",
+    "save_checkpoint_seconds: 3600\nasync_save: False",  # by time
+    "save_checkpoint_steps: 100\nasync_save: True",
+])
+def test_rare_timed_and_async_yaml_monitors_are_silent(tmp_path: Path, monitor: str):
+    assert _yaml_findings(tmp_path, monitor) == []
+
+
+def test_a_predict_config_is_silent(tmp_path: Path):
+    assert _yaml_findings(tmp_path, "save_checkpoint_steps: 100\nasync_save: False", run_mode="predict") == []

@@ -165,14 +165,37 @@ def test_graph_mode_and_mixed_configurations_are_silent():
     """) == []
 
 
-def test_no_mode_is_silent_when_the_release_is_unknown_or_1x():
+def test_no_mode_with_no_release_declared_is_the_current_release_unless_the_program_uses_a_removed_api():
     code = """
+        from mindspore import nn
+        from mindspore.train import Model
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(1024, 1024)
+            def construct(self, x):
+                return self.fc(x)
+        if __name__ == "__main__":
+            Model(Net(), loss, opt).train(10, data)
+    """
+    found = lint(code)
+    assert [(f.line, f.column + 1) for f in found] == [(10, 5)]
+    assert "MindSpore 2.10.0: no release is declared" in found[0].message
+    assert at(code, version="1.10.1") == []
+    # the release taken when none is declared needs the trained network in view: a network the linter cannot see
+    # may be compiled where it is defined; a declared 2.x release says so alone
+    driver = """
         from mindspore.train import Model
         if __name__ == "__main__":
             Model(net, loss, opt).train(10, data)
     """
-    assert at(code) == []
-    assert at(code, version="1.10.1") == []
+    assert at(driver) == []
+    assert at(driver, version="2.3.1") == [(3, 5)]
+    # py_transforms is gone from 2.10 (its import fails there): the program runs on an older release, which one
+    # is unknown (2.x releases still had it), so PyNative is not assumed
+    assert at("import mindspore.dataset.vision.py_transforms as P\n" + textwrap.dedent(code)) == []
+    # mindspore.nn.transformer moved to MindFormers in 2.0: a 1.x program, GRAPH_MODE by default
+    assert at("from mindspore.nn.transformer import TransformerEncoder\n" + textwrap.dedent(code)) == []
 
 
 def test_gpu_programs_gradients_without_an_optimizer_and_mindformers_trainers_are_silent():

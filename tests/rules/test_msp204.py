@@ -98,9 +98,17 @@ def test_sinking_on_or_unknown_is_silent():
     assert at(script(GRAPH, "Model(net, loss, opt).train(10, data, **options)"), version="2.3.1") == []
 
 
-def test_an_omitted_flag_on_1x_or_an_unknown_release_is_silent():
+def test_an_omitted_flag_on_1x_or_an_unknown_older_release_is_silent():
     assert at(script(GRAPH, "Model(net, loss, opt).train(10, data)"), version="1.10.1") == []
-    assert at(script(GRAPH, "Model(net, loss, opt).train(10, data)")) == []
+    # c_transforms is gone from 2.10: the program runs on an older release, 1.x (sinking) or an early 2.x
+    assert at(script(GRAPH, "import mindspore.dataset.vision.c_transforms as C",
+                     "Model(net, loss, opt).train(10, data)")) == []
+
+
+def test_an_omitted_flag_with_no_release_declared_is_read_on_the_current_release():
+    found = lint(script(GRAPH, "Model(net, loss, opt).train(10, data)"))
+    assert [f.line for f in found] == [5]
+    assert "MindSpore 2.10.0: no release is declared" in found[0].message
 
 
 def test_pynative_programs_are_silent():
@@ -108,8 +116,11 @@ def test_pynative_programs_are_silent():
                      "Model(net, loss, opt).train(10, data, dataset_sink_mode=False)")) == []
     # no mode on 2.x: PyNative, the default
     assert at(script("Model(net, loss, opt).train(10, data, dataset_sink_mode=False)"), version="2.3.1") == []
-    # no mode and an unknown release: graph on 1.x, PyNative on 2.x -- not known
+    # no mode and no release declared: the current release, PyNative by default
     assert at(script("Model(net, loss, opt).train(10, data, dataset_sink_mode=False)")) == []
+    # no mode on an older release that is not known: graph on 1.x, PyNative on 2.x -- not known
+    assert at(script("import mindspore.dataset.vision.py_transforms as P",
+                     "Model(net, loss, opt).train(10, data, dataset_sink_mode=False)")) == []
 
 
 def test_gpu_and_cpu_programs_are_silent():
@@ -210,3 +221,16 @@ def test_a_local_flag_the_graph_run_sets_false_is_reported():
             main()
     """
     assert at(chosen) == [(9, 5)]
+
+
+def test_graph_mode_set_further_down_the_top_level_does_not_apply_to_an_earlier_training_call():
+    # a notebook trains in an early cell and sets GRAPH_MODE in a later one: the early training ran in the
+    # release's default mode (PyNative on 2.x); the later training runs in graph mode
+    code = "\n".join([
+        "import mindspore as ms",
+        "from mindspore.train import Model",
+        "Model(net, loss, opt).train(10, data, dataset_sink_mode=False)",
+        "ms.set_context(mode=ms.GRAPH_MODE)",
+        "Model(net, loss, opt).train(10, data, dataset_sink_mode=False)",
+    ])
+    assert at(code) == [(5, 1)]
