@@ -36,6 +36,14 @@ class NetworkUse:
     network: Value
     #: ``model`` (a Model), ``step`` (a train-step cell) or ``optimizer`` (a custom loop).
     kind: str
+    #: Where a finding about this training goes when not at ``anchor``: a custom loop's gradient function
+    #: (``value_and_grad(...)``, the train step's construction), whose optimizer only names the network.
+    shown: Optional[Tuple[str, Call]] = None
+
+    @property
+    def site(self) -> Tuple[str, Call]:
+        """The file and call a finding about this training is reported at."""
+        return self.shown or (self.path, self.anchor)
 
 
 class Training:
@@ -128,8 +136,14 @@ class Training:
             parameters = call.argument("params", 0)
             owner = self._parameters_owner(path, parameters)
             if owner is not None:
-                found.append(NetworkUse(path, call, owner, "optimizer"))
+                found.append(NetworkUse(path, call, owner, "optimizer", self._gradient_function(program)))
         return found
+
+    def _gradient_function(self, program: Program) -> Optional[Tuple[str, Call]]:
+        """The program's one gradient-function call (the train step's construction), None with none or several."""
+        found = [(path, call) for path, call in self.project.program_calls(program, ms.GRAD_FUNCTIONS)
+                 if (path, call.scope) in program.scopes]
+        return found[0] if len(found) == 1 else None
 
     def network_of(self, path: str, call: Call, kind: str) -> Optional[NetworkUse]:
         """The network one training call trains: ``Model(net).train(...)`` or a train-step cell's."""

@@ -360,7 +360,7 @@ class Fp32Matmul(Rule):
         layers = sum(site.count for site in sites)
         message = (f"{_anchor_name(use)} trains{where} in float32 with no mixed precision: {layers} MatMul-family "
                    f"layers run in fp32 on the Cube ({biggest}); {switch}")
-        check.report(self.code, use.path, use.anchor, message, fix)
+        check.report(self.code, *use.site, message, fix)
 
     # --- AMP on, layers escaping it -----------------------------------------------------------------
 

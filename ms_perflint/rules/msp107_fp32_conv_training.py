@@ -299,7 +299,7 @@ class Fp32ConvTraining(Rule):
         if hand_cast(check, training, precision) or _fp32_needed(check, training, precision):
             return
         reported.add((use.path, use.anchor.id))
-        check.report(self.code, use.path, use.anchor, _message(precision, weights),
+        check.report(self.code, *use.site, _message(precision, weights),
                      amp_switch_fix(use, check.values, precision.program))
 
 

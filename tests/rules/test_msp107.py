@@ -89,6 +89,21 @@ def test_a_custom_loop_is_reported_without_a_fix():
     assert "auto_mixed_precision" in findings[0].message and findings[0].fix is None
 
 
+def test_a_gradient_function_loop_is_reported_at_the_train_steps_construction_not_the_optimizer():
+    # the optimizer only names the network; the line the user reads as "the train step" is value_and_grad(...)
+    findings = lint(program("""
+        net = Net()
+        opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+        def forward(x, y):
+            return loss(net(x), y)
+        grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+        for x, y in data:
+            _, grads = grad_fn(x, y)
+            opt(grads)
+    """))
+    assert [(f.code, f.line, f.column + 1) for f in findings] == [("MSP107", MODEL_LINE + 4, 15)]
+
+
 # --- silent --------------------------------------------------------------------------------------------------
 
 
