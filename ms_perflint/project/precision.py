@@ -666,7 +666,51 @@ def hand_cast(check, training: Training, precision: ProgramPrecision) -> Optiona
         dtype = _cast_dtype(check.values, path, call)
         if dtype in (LOW, UNKNOWN_DTYPE) or (dtype == FP32 and _casts_a_convolution(counter, path, call)):
             return f"{path}:{call.line}"
+    return _tensor_cast_to_half(check, training.composition(network))
+
+
+def _tensor_cast_to_half(check, classes) -> Optional[str]:
+    """Where a method of the network's cells casts a tensor to a dtype that may be float16 (``x.astype(dtype)``
+    with ``dtype = ms.float16 if use_fp16 else ms.float32``, ``self.cast(x, mstype.float16)``, ``x.half()``):
+    a StyleGAN port choosing fp16 per block manages its precision by hand. None when none does."""
+    project = check.project
+    for cls in sorted(classes):
+        for path, index in project.methods(cls):
+            for call in project.python[path].calls:
+                if call.scope != index:
+                    continue
+                if call.method in ("half", "bfloat16") and call.receiver is not None and not call.args:
+                    return f"{path}:{call.line}"
+                dtype = _tensor_cast_argument(project, path, call)
+                if dtype is not None and _may_be_low(check.values, path, dtype, call.scope):
+                    return f"{path}:{call.line}"
     return None
+
+
+def _tensor_cast_argument(project: Project, path: str, call: Call) -> Optional[Value]:
+    """The dtype a tensor cast names: ``ops.cast(x, t)``, ``self.cast(x, t)`` (a ``Cast`` primitive), ``x.astype(t)``."""
+    if len(call.args) >= 2 and (call.callee == ms.CAST_PRIMITIVE or project.qualified(path, call) in ms.CAST_FUNCTIONS
+                                or _holds_cast_primitive(project, path, call)):
+        return call.args[1]
+    if call.method in ms.TENSOR_CAST_METHODS and call.receiver is not None and call.args:
+        return call.args[0]
+    return None
+
+
+def _holds_cast_primitive(project: Project, path: str, call: Call) -> bool:
+    """``self.cast(x, t)`` where the cell's ``self.cast`` is a ``Cast`` primitive."""
+    owner = project.owner_class(path, call.scope) if call.callee.startswith("self.") else None
+    held = project.attribute(owner, call.callee[5:]) if owner is not None and call.callee.count(".") == 1 else None
+    return held is not None and project.made_by(held[0], held[1]) == ms.CAST_PRIMITIVE
+
+
+def _may_be_low(values: Values, path: str, value: Value, scope: int) -> bool:
+    """Some value the dtype can take is float16 or bfloat16."""
+    for known in values.resolve(path, value, scope).values:
+        name = known.value.name if isinstance(known.value, Ref) else ""
+        if ms.dtype_of(name) in ms.LOW_PRECISION:
+            return True
+    return False
 
 
 def _casts_a_convolution(counter: "ConvWeights", path: str, call: Call) -> bool:

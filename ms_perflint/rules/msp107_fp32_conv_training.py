@@ -88,7 +88,10 @@ class Fp32ConvTraining(Rule):
               `add_flags_recursive(fp16=True)` on the network, loss scaling in a train step;
             - precision managed by hand: the network's code casts layers or cells to float16 with `to_float` or
               `add_flags_recursive`, or to a dtype chosen at run time (`to_float(self.cast_type)`, as the model
-              zoo's Faster R-CNN does on Ascend) -- convolutions included; and deliberate float32
+              zoo's Faster R-CNN does on Ascend) -- convolutions included --, or whose cells cast a tensor to a
+              dtype that may be float16 in the program's runs (`x.astype(dtype)`, `self.cast(x, dtype)`, `x.half()`
+              with `dtype = ms.float16 if use_fp16 else ms.float32`: a StyleGAN port choosing fp16 per block was
+              a wrong finding on a blind audit); and deliberate float32
               (`to_float(mstype.float32)` on the network, `cast_model_type=mstype.float32`);
             - networks whose MatMul work passes MSP101's bound: they are MSP101's;
             - small networks: under 1 M convolution weights (LeNet-5 holds 2.5 k, a CIFAR ResNet-20 0.27 M) --

@@ -7,6 +7,8 @@ from __future__ import annotations
 import textwrap
 from typing import Dict, List, Tuple
 
+import pytest
+
 from ms_perflint.rules.msp101_fp32_matmul import Fp32Matmul
 from ms_perflint.rules.msp107_fp32_conv_training import Fp32ConvTraining
 from ms_perflint.run.lint import check_text
@@ -121,6 +123,33 @@ def test_to_float_on_the_network_and_auto_mixed_precision_are_silent():
         net = ms.amp.auto_mixed_precision(Net(), "O2")
         Model(net, loss, opt).train(10, data)
     """)) == {}
+
+
+@pytest.mark.parametrize("cast", [
+    "x.astype(self.dtype)",  # self.dtype = ms.float16 if use_fp16 else ms.float32: chosen per block
+    "ops.cast(x, self.dtype)",
+    "self.cast(x, self.dtype)",
+    "x.half()",
+])
+def test_a_block_that_casts_its_input_to_a_dtype_that_may_be_float16_manages_precision_by_hand(cast: str):
+    network = CNN.replace("""    def __init__(self, channels):
+        super().__init__()""", """    def __init__(self, channels, use_fp16=False):
+        super().__init__()
+        self.dtype = ms.float16 if use_fp16 else ms.float32
+        self.cast = ops.Cast()""").replace("""        return self.bn(self.conv(x))""", f"""        x = {cast}
+        return self.bn(self.conv(x))""").replace("import mindspore.nn as nn", "import mindspore.nn as nn\nimport mindspore.ops as ops")
+    # the last four blocks run in float16: precision is managed by hand
+    by_block = network.replace("Block(width) for _ in range(depth)", "Block(width, use_fp16=i >= depth - 4) for i in range(depth)")
+    assert found(program("Model(Net(), loss, opt).train(10, data)", by_block)) == {}
+    # no block is ever given use_fp16: every cast is to float32, and the CNN trains in float32
+    if cast != "x.half()":
+        assert list(found(program("Model(Net(), loss, opt).train(10, data)", network))) == ["MSP107"]
+
+
+def test_a_cast_to_a_float32_only_dtype_manages_nothing():
+    network = CNN.replace("""        return self.bn(self.conv(x))""", """        x = x.astype(ms.float32)
+        return self.bn(self.conv(x))""")
+    assert list(found(program("Model(Net(), loss, opt).train(10, data)", network))) == ["MSP107"]
 
 
 def test_deliberate_float32_is_silent():
