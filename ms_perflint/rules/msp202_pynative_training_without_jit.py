@@ -368,4 +368,18 @@ def _first_training_call(check: Check, program: Program) -> Optional[Tuple[str, 
     calls = [(path, call) for path, call, _ in check.project.training_calls(program) if (path, call.scope) in live]
     if not calls:
         return None
-    return min(calls, key=lambda item: (item[0] != program.entry, item[0], item[1].line, item[1].column))
+    path, call = min(calls, key=lambda item: (item[0] != program.entry, item[0], item[1].line, item[1].column))
+    return (path, call) if path == program.entry else _entry_call_reaching(check, program, path, call) or (path, call)
+
+
+def _entry_call_reaching(check: Check, program: Program, path: str, call: Call) -> Optional[Tuple[str, Call]]:
+    """The entry's first call of the project class or function that makes a training call in another file (a
+    notebook's ``TrainOnestepPSNR(loss, opt)`` whose ``__init__`` builds the GradOperation): the user's line."""
+    project = check.project
+    owner = project.owner_class(path, call.scope)
+    wanted = owner if owner is not None else (path, project.python[path].scopes[call.scope].name)
+    for candidate in sorted(project.python[program.entry].calls, key=lambda c: (c.line, c.column)):
+        symbol = project.callee(program.entry, candidate) if candidate.callee else None
+        if symbol is not None and (symbol.path, symbol.name) == wanted:
+            return program.entry, candidate
+    return None

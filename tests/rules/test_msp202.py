@@ -334,3 +334,50 @@ def test_shape_arithmetic_in_construct_compiles_and_is_still_reported():
             for x, y in data:
                 step(x, y)
     """) == [(11, 5)]
+
+
+def test_a_default_mode_finding_goes_to_the_entry_s_call_of_the_project_step_not_inside_it(tmp_path):
+    from tests.conftest import check_project, write_project
+
+    root = write_project(tmp_path, {
+        "src/__init__.py": "",
+        "src/steps.py": """
+            import mindspore.nn as nn
+            import mindspore.ops as ops
+
+            class TrainStep(nn.Cell):
+                def __init__(self, network, optimizer):
+                    super().__init__()
+                    self.network = network
+                    self.optimizer = optimizer
+                    self.weights = optimizer.parameters
+                    self.grad = ops.GradOperation(get_by_list=True)
+
+                def construct(self, x):
+                    loss = self.network(x)
+                    grads = self.grad(self.network, self.weights)(x)
+                    self.optimizer(grads)
+                    return loss
+        """,
+        "train.py": """
+            import mindspore.nn as nn
+            from src.steps import TrainStep
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(64, 64)
+
+                def construct(self, x):
+                    return self.fc(x)
+
+            if __name__ == "__main__":
+                net = Net()
+                step = TrainStep(net, nn.Adam(net.trainable_params()))
+                for x in data:
+                    step(x)
+        """,
+    })
+    found = check_project(root)
+    assert [item for item in found.get("train.py", []) if item[0] == "MSP202"] == [("MSP202", 14, 12)]
+    assert not [item for item in found.get("src/steps.py", []) if item[0] == "MSP202"]
