@@ -239,10 +239,11 @@ class Training:
             if scope.name.rsplit(".", 1)[-1] == "__init__" or not scope.returns:
                 return None
             for returned in scope.returns:
-                inner = self.unwrap(target_path, returned, depth + 1)
-                if inner.kind != PARAM or inner.data not in scope.params:
-                    return None
-                found.add(inner.data)
+                for candidate in choices(returned) or (returned,):  # ``net = A(net) if ema else B(net)``
+                    inner = self.unwrap(target_path, candidate, depth + 1)
+                    if inner.kind != PARAM or inner.data not in scope.params:
+                        return None
+                    found.add(inner.data)
             if len(found) != 1:
                 return None
             name = next(iter(found))

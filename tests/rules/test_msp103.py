@@ -570,6 +570,13 @@ class Quantizer:
 def build_loss_net(network, loss):
     return nn.WithLossCell(network, loss)
 
+def build_step(network, optimizer, ema=False):
+    if ema:
+        network = StepCell(network, optimizer)
+    else:
+        network = nn.TrainOneStepCell(network, optimizer)
+    return network
+
 if __name__ == "__main__":
     net = Net()
 {body}
@@ -591,6 +598,8 @@ LOOP_TRAIN = """    step = {step}
     "    net = Quantizer().apply(net)\n" + MODEL_TRAIN.format(network="net"),
     LOOP_TRAIN.format(step="StepCell(LMWithLoss(net, nn.MSELoss()), opt)"),
     LOOP_TRAIN.format(step="StepCell(build_loss_net(net, nn.MSELoss()), opt)"),
+    # a factory choosing the step cell in the arms of an if, both around the network it is handed
+    MODEL_TRAIN.format(network="build_step(LMWithLoss(net, nn.MSELoss()), opt)"),
 ])
 def test_the_size_of_a_network_counts_through_project_wrappers(body: str):
     assert lint(SMALL_NET + WRAPPERS.format(body=body)) == []
