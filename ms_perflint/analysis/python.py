@@ -29,7 +29,7 @@ import libcst as cst
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
     CALL, CFG, CLASS, DERIVED, EITHER, FUNCTION, LIT, MAIN, MODULE, NAME, OP, PARAM, REF, SELF, UNKNOWN,
-    Call, ClassFacts, ConfigEntry, Guard, Loop, PythonFacts, Scope, Value, unknown,
+    Call, ClassFacts, ConfigEntry, Guard, Loop, PythonFacts, Scope, Value, choices, unknown,
 )
 from ms_perflint.analysis.names import Names, dotted_name
 from ms_perflint.analysis.positions import spans_of
@@ -593,7 +593,9 @@ class _Collector(cst.CSTVisitor):
                     if bound is not None and bound.kind == REF and bound.data.startswith(self.names.module + "."):
                         return Call(0, callee=bound.data)  # a function defined in the enclosing function
                     return Call(0, method="__call__", receiver=self.value_of(func))
-                return self._method(func, node)
+                # ``reporter = Reporter(args)`` then ``reporter.step_end(loss)``: any method of an object a project
+                # class or factory built may be project code, as for ``self.reader.load(i)``
+                return self._method(func, node, any_name="." not in rest and self._built_by_project(head))
             resolved = self.names.resolve(dotted)
             if resolved is not None:
                 self._note_work(resolved)
@@ -605,6 +607,19 @@ class _Collector(cst.CSTVisitor):
         if isinstance(func, cst.Attribute):
             return self._method(func, node)
         return Call(0, method="__call__", receiver=self.value_of(func))
+
+    def _built_by_project(self, name: str) -> bool:
+        """``name`` holds what a call of something outside MindSpore, the standard library and known third parties
+        returns (``Reporter(args)``, ``make_logger()``): a project object, or one the model cannot place."""
+        bound = self._lookup(name)
+        candidates = choices(bound) if bound is not None and choices(bound) else (bound,)
+        for value in candidates:
+            call = self.facts.calls[value.data] if value is not None and value.kind == CALL and isinstance(
+                value.data, int) and value.data < len(self.facts.calls) else None
+            if call is not None and call.callee and not call.callee.startswith("self.") and \
+                    call.callee.split(".", 1)[0] not in ms.MINDSPORE_PACKAGES and not _known_package(call.callee):
+                return True
+        return False
 
     def _note_work(self, qualified: str) -> None:
         """A call that reads or decodes a sample from storage, or draws random numbers: noted on the scope."""

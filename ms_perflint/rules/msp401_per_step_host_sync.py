@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, DERIVED, EITHER, OP, choices, PARAM, Call, Guard, PythonFacts, Value
+from ms_perflint.analysis.facts import CALL, CFG, DERIVED, EITHER, OP, choices, PARAM, Call, Guard, PythonFacts, Value
 from ms_perflint.findings import FixAvailability
 from ms_perflint.project.model import Program, Project, ScopeRef
 from ms_perflint.project.training import Training
@@ -207,18 +207,26 @@ class PerStepHostSync(Rule):
 
     def _file(self, check: Check, training: Training, programs: List[Program], path: str,
               facts: PythonFacts) -> None:
-        found: Dict[Tuple[str, int], List[Tuple[Call, str]]] = {}
+        found: Dict[Tuple[str, str, int], List[Tuple[Call, str]]] = {}
         for read, value, label in _reads(facts):
             step = _step_output(check.project, training, path, facts, value)
             if step is not None:
                 if read.scope != step.scope or not _every_step(check, path, facts, step, read):
                     continue
-                key = (path, step.id)
+                key = (path, "step", step.id)
+            elif _per_step_hook(check.project, path, read.scope) and _net_outputs(value):
+                # ``cb_params.net_outputs.asnumpy()`` in a project Callback's ``step_end``
+                if not _unthrottled(check, path, read.scope, list(read.guards)) or \
+                        not _runs(check, _unsunk(check, programs), path, read):
+                    continue
+                key = (path, "hook", read.scope)
+                label = f"{label} (in {facts.scopes[read.scope].name}, which Model.train runs after every step " \
+                        f"without data sinking)"
             else:
                 handed = _handed_step(check, training, path, facts, read, value)
                 if handed is None or not _unthrottled(check, path, read.scope, list(read.guards)):
                     continue
-                key = (handed[0], handed[1].id)
+                key = (handed[0], "step", handed[1].id)
                 label = f"{label} (handed the step's output by the call at {handed[2]})"
             if _runs(check, programs, path, read):
                 found.setdefault(key, []).append((read, label))
@@ -238,9 +246,9 @@ def _reads(facts: PythonFacts) -> Iterator[Tuple[Call, Value, str]]:
             yield call, call.receiver, f"{_spelled(call.receiver)}.{call.method}()"
         elif call.callee in ms.HOST_READ_CONVERSIONS and len(call.args) == 1 and not call.kwargs:
             yield call, call.args[0], f"{call.callee}({_spelled(call.args[0])})"
-        elif call.callee == ms.HOST_READ_PRINT or _logs(call):
+        elif call.callee == ms.HOST_READ_PRINT or _logs(call) or _formats(call):
             name = ".".join(call.callee.split(".")[-2:]) if call.callee else f"{_spelled(call.receiver)}.{call.method}"
-            for argument in call.args:
+            for argument in (*call.args, *call.kwargs.values()) if _formats(call) else call.args:
                 for part in _carried(argument):
                     yield call, part, f"{name}({_spelled(part)})"
 
@@ -251,6 +259,12 @@ def _logs(call: Call) -> bool:
         return True
     return call.callee in ms.HOST_READ_LOGGING_FUNCTIONS or (
         "." in call.callee and call.callee.rsplit(".", 1)[1] in ms.HOST_READ_LOGGING_METHODS)
+
+
+def _formats(call: Call) -> bool:
+    """``bar.set_postfix(loss=loss)``, ``writer.add_scalar("loss", loss, step)``: every argument becomes text or a
+    Python number."""
+    return call.method in ms.HOST_READ_FORMATTING_METHODS and call.receiver is not None
 
 
 def _spelled(value: Value) -> str:
@@ -328,6 +342,53 @@ def _trains_in_a_loop(project: Project, training: Training, path: str, call: Cal
             if not inner.loops and _trains_in_a_loop(project, training, target_path, inner, seen, depth + 1):
                 return True
     return False
+
+
+def _per_step_hook(project: Project, path: str, scope: int) -> bool:
+    """``scope`` is a per-step hook (``step_end``) of a project Callback (not a function nested in one, which may run
+    under a period: ``if step - last >= N: print_info()``)."""
+    facts = project.python[path]
+    if not facts.scopes[scope].cls or facts.scopes[scope].name.rsplit(".", 1)[-1] not in ms.PER_STEP_HOOKS:
+        return False
+    owner = project.owner_class(path, scope)
+    return owner is not None and project.derives_from(owner, ms.CALLBACK_BASES)
+
+
+def _net_outputs(value: Value, depth: int = 0) -> bool:
+    """The value is (an item of, or computed from) ``cb_params.net_outputs``, the step's output in a Callback."""
+    if depth > 8:
+        return False
+    if value.kind == CFG and value.data == ms.CALLBACK_NET_OUTPUTS:
+        return True
+    if value.kind == OP and value.data in _MADE_FROM:
+        parts = value.parts[:1] if value.data == "[]" else choices(value) or value.parts
+        return any(_net_outputs(part, depth + 1) for part in parts)
+    return False
+
+
+def _unsunk(check: Check, programs: List[Program]) -> List[Program]:
+    """The programs whose every ``Model.train``/``fit`` call runs without data sinking (then a Callback's
+    ``step_end`` runs after every step): the flag is False in every run, or omitted on a MindSpore release known to
+    be 2.0 or later (1.x sank by default; an unknown release is taken as the one that sinks)."""
+    kept = []
+    for program in programs:
+        calls = [(path, call) for path, call, kind in check.project.training_calls(program) if kind == "model"]
+        if calls and all(_sink_off(check, program, path, call) for path, call in calls):
+            kept.append(program)
+    return kept
+
+
+def _sink_off(check: Check, program: Program, path: str, call: Call) -> bool:
+    flag = ms.MODEL_SINK_FLAGS.get(call.method or "")
+    if flag is None:
+        return False
+    value = call.argument(flag.keyword, flag.position)
+    if value is None:
+        return not call.may_pass(flag.keyword, flag.position) and bool(
+            check.release_at_least(program.entry, ms.SINK_OFF_BY_DEFAULT_SINCE))
+    found = check.values.resolve(path, value, call.scope, program=program)
+    return found.complete and bool(found.values) and all(
+        k.value is False or (type(k.value) is int and k.value == 0) for k in found.values)
 
 
 def _handed_step(check: Check, training: Training, path: str, facts: PythonFacts, read: Call,
