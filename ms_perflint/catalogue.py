@@ -639,6 +639,10 @@ HOST_READ_LOGGING_FUNCTIONS = frozenset(("logging.info", "logging.warning", "log
 #: (``str()`` of any value that is not a number or a string), ``set_description``, ``set_postfix_str``, and a
 #: tensorboard writer's ``add_scalar(tag, value, step)`` (tensorboardX, torch, VisualDL convert ``value`` to a float).
 HOST_READ_FORMATTING_METHODS = frozenset(("set_postfix", "set_description", "set_postfix_str", "add_scalar"))
+#: The callee of the call the analysis records for an ``if`` whose test is a call's result (``if all_finite(grads):``):
+#: Python asks a Tensor for its truth, which reads it on the host (``Tensor.__bool__``), unless ``jit`` or a graph-mode
+#: Cell compiles the ``if``. A keyword: never the name of a real callee.
+TRUTH_TEST = "if"
 #: ``run_context.original_args().net_outputs``: what the training step returned, in a Callback's hooks.
 CALLBACK_NET_OUTPUTS = "net_outputs"
 #: Callback hooks that ``Model.train`` runs after every step without data sinking (once per sink with it).

@@ -275,10 +275,13 @@ class _Collector(cst.CSTVisitor):
         parent = self._parent()
         if isinstance(parent, cst.If) and parent.orelse is node:
             self._push_guards(node, parent.test, False)  # elif: the parent's test was false
+            self._truth_test(node)
         elif self.scope == 0 and _is_main_test(node.test):
             self.main_ifs.add(id(node))
-        elif node.orelse is None and _exits(node.body) and isinstance(parent, (cst.IndentedBlock, cst.Module)):
-            self._push(node, "exits")
+        else:
+            self._truth_test(node)
+            if node.orelse is None and _exits(node.body) and isinstance(parent, (cst.IndentedBlock, cst.Module)):
+                self._push(node, "exits")
         if id(node) not in self.main_ifs:
             self._enter_branch(node)
 
@@ -303,6 +306,15 @@ class _Collector(cst.CSTVisitor):
         parent = self._parent()
         if isinstance(parent, cst.If):
             self._push_guards(node, parent.test, False)
+
+    def _truth_test(self, node: cst.If) -> None:
+        """``if all_finite(grads):``, ``if not status:``: the test of a call's result (a Tensor's truth is read on the
+        host) is recorded as a call of :data:`catalogue.TRUTH_TEST` at the test."""
+        value = self.value_of(node.test)
+        if value.kind == OP and value.data == "not" and value.parts:
+            value = value.parts[0]
+        if value.kind == CALL or (value.kind == OP and value.data in ("[]", DERIVED)):
+            self._record(node.test, id(node), Call(0, callee=ms.TRUTH_TEST, args=[value]))
 
     def _push_guards(self, node: cst.CSTNode, test: cst.BaseExpression, holds: bool) -> Value:
         value = self.value_of(test)

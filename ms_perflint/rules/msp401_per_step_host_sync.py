@@ -8,6 +8,7 @@ from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import CALL, CFG, DERIVED, EITHER, OP, choices, PARAM, Call, Guard, PythonFacts, Value
 from ms_perflint.findings import FixAvailability
 from ms_perflint.project.model import Program, Project, ScopeRef
+from ms_perflint.project.modes import jit_scopes
 from ms_perflint.project.training import Training
 from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
 from ms_perflint.rules.check import Check
@@ -209,9 +210,12 @@ class PerStepHostSync(Rule):
               facts: PythonFacts) -> None:
         found: Dict[Tuple[str, str, int], List[Tuple[Call, str]]] = {}
         for read, value, label in _reads(facts):
+            if read.callee == ms.TRUTH_TEST and _compiled(check.project, path, read.scope):
+                continue  # an ``if`` jit or a graph-mode Cell compiles is a graph op, not a host read
             step = _step_output(check.project, training, path, facts, value)
             if step is not None:
-                if read.scope != step.scope or not _every_step(check, path, facts, step, read):
+                if read.scope != step.scope or not _every_step(check, path, facts, step, read) or \
+                        _fed_by_host_read(check.project, path, facts, step):
                     continue
                 key = (path, "step", step.id)
             elif _per_step_hook(check.project, path, read.scope) and _net_outputs(value):
@@ -246,6 +250,8 @@ def _reads(facts: PythonFacts) -> Iterator[Tuple[Call, Value, str]]:
             yield call, call.receiver, f"{_spelled(call.receiver)}.{call.method}()"
         elif call.callee in ms.HOST_READ_CONVERSIONS and len(call.args) == 1 and not call.kwargs:
             yield call, call.args[0], f"{call.callee}({_spelled(call.args[0])})"
+        elif call.callee == ms.TRUTH_TEST and call.args:
+            yield call, call.args[0], f"if {_spelled(call.args[0])}"
         elif call.callee == ms.HOST_READ_PRINT or _logs(call) or _formats(call):
             name = ".".join(call.callee.split(".")[-2:]) if call.callee else f"{_spelled(call.receiver)}.{call.method}"
             for argument in (*call.args, *call.kwargs.values()) if _formats(call) else call.args:
@@ -287,11 +293,55 @@ def _step_output(project: Project, training: Training, path: str, facts: PythonF
                  value: Value) -> Optional[Call]:
     """The training-step call whose result ``value`` is or is computed from (``loss``, ``out[0]``, one of
     ``loss, grads = ...``, ``(logits.argmax(1) == label)`` with ``logits`` a step's output)."""
+    return _step_of(project, training, path, facts, value, 0)
+
+
+def _step_of(project: Project, training: Training, path: str, facts: PythonFacts, value: Value,
+             depth: int) -> Optional[Call]:
     for made in _made_from(value):
         found = _step_call(project, training, path, facts, made)
         if found is not None:
             return found
+        call = facts.call(made.data)
+        if call is not None and depth < 4 and project.qualified(path, call).startswith("mindspore."):
+            # ``all_finite(grads)``, ``ops.mean(loss)``: a MindSpore op of a step output computes on the device
+            for argument in call.args:
+                found = _step_of(project, training, path, facts, argument, depth + 1)
+                if found is not None:
+                    return found
     return None
+
+
+def _fed_by_host_read(project: Project, path: str, facts: PythonFacts, step: Call) -> bool:
+    """The step's input is made, in the same iteration, by a project function that reads a device result on the host
+    at every call (``mask = make_mask(flow)`` doing ``Tensor(mask.asnumpy() & ...)``): that read waits for the previous
+    step already, so a read of this step's output adds no wait of its own."""
+    for argument in (*step.args, *step.kwargs.values()):
+        for made in _made_from(argument):
+            maker = facts.call(made.data)
+            if maker is None or maker.scope != step.scope or maker.loops != step.loops or maker.guards != step.guards:
+                continue
+            for target_path, target in project.targets(path, maker):
+                inner = project.python[target_path]
+                if any(call.scope == target and call.method in ms.HOST_READ_METHODS and not call.loops
+                       and not call.guards and call.receiver is not None and call.receiver.kind != PARAM
+                       for call in inner.calls):
+                    return True
+    return False
+
+
+def _compiled(project: Project, path: str, scope: int) -> bool:
+    """Code that ``jit`` compiles (the scope or one it is nested in), or a Cell's method (graph mode compiles
+    ``construct`` and what it calls; PyNative runs it from Python, but the rule does not tell them apart here)."""
+    compiled = jit_scopes(project)
+    facts = project.python[path]
+    if project.owner_class(path, scope) is not None and project.is_cell(project.owner_class(path, scope)):
+        return True
+    while 0 <= scope < len(facts.scopes):
+        if (path, scope) in compiled:
+            return True
+        scope = facts.scopes[scope].parent
+    return False
 
 
 def _made_from(value: Value, depth: int = 0) -> Iterator[Value]:
