@@ -415,6 +415,9 @@ MODEL_TRAIN_SINK_SIZE = Param("sink_size", 4)
 #: Where each training method of ``Model`` takes ``dataset_sink_mode`` (2.10): ``fit(epoch, train_dataset,
 #: valid_dataset=None, valid_frequency=1, callbacks=None, dataset_sink_mode=False, ...)``.
 MODEL_SINK_FLAGS: Dict[str, Param] = {"train": MODEL_TRAIN_SINK, "fit": Param("dataset_sink_mode", 5)}
+#: Where each training method of ``Model`` takes its callbacks (2.10): ``train(epoch, train_dataset, callbacks=None,
+#: ...)``, ``fit(epoch, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None, ...)``.
+MODEL_CALLBACKS: Dict[str, Param] = {"train": Param("callbacks", 2), "fit": Param("callbacks", 4)}
 #: ``dataset_sink_mode`` defaults to False since 2.0 and to True on 1.x (the 1.x ``Model.train`` signature:
 #: ``dataset_sink_mode=True``; 2.10's: ``dataset_sink_mode=False``).
 SINK_OFF_BY_DEFAULT_SINCE = "2.0.0a0"

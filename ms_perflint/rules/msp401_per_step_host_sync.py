@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, CFG, DERIVED, EITHER, OP, choices, PARAM, Call, Guard, PythonFacts, Value
+from ms_perflint.analysis.facts import CALL, CFG, DERIVED, EITHER, OP, REF, choices, PARAM, Call, Guard, PythonFacts, Value
 from ms_perflint.findings import FixAvailability
-from ms_perflint.project.model import Program, Project, ScopeRef
+from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 from ms_perflint.project.modes import jit_scopes
 from ms_perflint.project.training import Training
 from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
@@ -31,15 +31,25 @@ class PerStepHostSync(Rule):
             Finds a training loop that reads the output of its training step on the host at every step:
             `loss.asnumpy()`, `loss.numpy()`, `loss.item()`, `loss.tolist()`, `float(loss)`, `int(loss)`, or
             `print(loss)` or `logger.info(...)`/`logging.info(...)` (also `warning`, `error`) of it -- also inside an
-            f-string, `"...".format(loss)`, `str(loss)` or `"%f" % loss` --, where
+            f-string, `"...".format(loss)`, `str(loss)` or `"%f" % loss` --, a method that turns what it is handed
+            into text or a number (tqdm's `bar.set_postfix(loss=loss)`, `set_description`, a tensorboard
+            `writer.add_scalar("loss", loss, step)`), or a Python `if` on it (`if all_finite(grads):` asks the
+            Tensor for its truth) in a step that neither `jit` nor a Cell compiles, where
             `loss` is what the step returned -- a train-step cell (`TrainOneStepCell`), a gradient function
             (`value_and_grad`), or a project function that runs one (`loss = train_step(x, y)`, also
-            `loss, grads = grad_fn(x, y)` and `out[0]`).
+            `loss, grads = grad_fn(x, y)`, `out[0]`, a function held in a name such as
+            `step = jit(step) if fast else step`, and a project `value_and_grad` that returns a function) -- or a
+            MindSpore op of it (`all_finite(grads)`, `ops.mean(loss)`).
 
             The read must run in the same loop as the step, at every iteration: in the loop's body, in the
-            function that runs the step when that function is called from a loop, or in a project function the
-            loop hands the step's output to at every step (`record(history, loss)`). One finding per step and
-            loop, at the first read; the message counts the others.
+            function that runs the step when that function is called from a loop, or in a project function or
+            method the loop hands the step's output to at every step (`record(history, loss)`,
+            `reporter.step_end(loss)` on an object a project class built). A project `Callback`'s `step_end`
+            (or `on_train_step_end`) that reads `run_context.original_args().net_outputs` on the host under no
+            period is reported too when every `Model.train` of the program runs without data sinking
+            (`dataset_sink_mode=False`, or the flag omitted on a MindSpore release known to be 2.0 or later):
+            `step_end` then runs after every step. One finding per step and loop (per hook), at the first read;
+            the message counts the others.
 
             This is an *info* finding: it has no automatic fix.
         """,
@@ -83,10 +93,16 @@ class PerStepHostSync(Rule):
             - host values that are not step outputs (`lr.asnumpy()`, `label.asnumpy()` of a batch), and step
               outputs kept on the device (`losses.append(loss)`);
             - a read under a condition no configuration turns on (`if args.verbose:` with `verbose` False);
-            - `Callback.step_end` methods of a `Model.train` run, such as a custom loss monitor that calls
-              `asnumpy()` on `net_outputs`: MindSpore's own `LossMonitor` reads the loss at every step (2.10,
-              `_handle_loss`, whatever `per_print_times`), so a custom monitor costs no more than the default
-              one, and with `dataset_sink_mode=True` `step_end` runs once per sink, not per step;
+            - MindSpore's own `LossMonitor` (the per-step standard; it is not project code); a project
+              Callback's `step_end` when some `Model.train` of the program sinks its dataset (`step_end` then runs
+              once per sink), when the flag is omitted and the MindSpore release is unknown (1.x sank by default:
+              set `mindspore-version`), when the read is under a period (`if cur_step % N == 0:`,
+              `if cur_step - last >= N:`) or in a function nested in the hook (it may be called under one);
+            - an `if` on a Tensor that `jit` compiles (a decorated step, `step = jit(step)`) or that runs in a
+              Cell's method (graph mode compiles it), and an `if` on a plain flag;
+            - reads of a step whose loop already reads a device result on the host before every step to feed it
+              (`mask = make_mask(flow)` computing with ops and calling `asnumpy()`): that read waits for the
+              previous step already, so a print of this step's loss adds no wait of its own;
             - programs that run on the CPU.
         """,
         precision="""
@@ -220,8 +236,9 @@ class PerStepHostSync(Rule):
                 key = (path, "step", step.id)
             elif _per_step_hook(check.project, path, read.scope) and _net_outputs(value):
                 # ``cb_params.net_outputs.asnumpy()`` in a project Callback's ``step_end``
-                if not _unthrottled(check, path, read.scope, list(read.guards)) or \
-                        not _runs(check, _unsunk(check, programs), path, read):
+                owner = check.project.owner_class(path, read.scope)
+                if owner is None or not _unthrottled(check, path, read.scope, list(read.guards)) or \
+                        not _runs(check, _unsunk(check, programs, owner), path, read):
                     continue
                 key = (path, "hook", read.scope)
                 label = f"{label} (in {facts.scopes[read.scope].name}, which Model.train runs after every step " \
@@ -416,16 +433,44 @@ def _net_outputs(value: Value, depth: int = 0) -> bool:
     return False
 
 
-def _unsunk(check: Check, programs: List[Program]) -> List[Program]:
-    """The programs whose every ``Model.train``/``fit`` call runs without data sinking (then a Callback's
-    ``step_end`` runs after every step): the flag is False in every run, or omitted on a MindSpore release known to
-    be 2.0 or later (1.x sank by default; an unknown release is taken as the one that sinks)."""
+def _unsunk(check: Check, programs: List[Program], callback: ClassRef) -> List[Program]:
+    """The programs whose every ``Model.train``/``fit`` call that may be handed the callback runs without data
+    sinking (then its ``step_end`` runs after every step): the flag is False in every run, or omitted on a MindSpore
+    release known to be 2.0 or later (1.x sank by default; an unknown release is taken as the one that sinks)."""
     kept = []
     for program in programs:
-        calls = [(path, call) for path, call, kind in check.project.training_calls(program) if kind == "model"]
+        calls = [(path, call) for path, call, kind in check.project.training_calls(program)
+                 if kind == "model" and _may_hand(check.project, path, call, callback)]
         if calls and all(_sink_off(check, program, path, call) for path, call in calls):
             kept.append(program)
     return kept
+
+
+def _may_hand(project: Project, path: str, call: Call, callback: ClassRef) -> bool:
+    """The training call's callbacks may hold an instance of the class: they name one (``callbacks=[Monitor()]``,
+    a name bound to such a list), or the linter cannot list them (a list built by ``append``)."""
+    param = ms.MODEL_CALLBACKS.get(call.method or "")
+    value = call.argument(param.keyword, param.position) if param is not None else None
+    if value is None:
+        return call.star or call.double_star
+    parts = list(_items(value))
+    if not parts or any(part.kind not in (CALL, REF) for part in parts):
+        return True
+    return any(callback in project.instance_classes(path, part, call.scope) for part in parts)
+
+
+def _items(value: Value, depth: int = 0) -> Iterator[Value]:
+    """The items of a callbacks argument: a list or tuple display (through the choices of a name bound in arms)."""
+    if depth > 6:
+        return
+    if value.kind == OP and value.data == "tuple":
+        for part in value.parts:
+            yield from _items(part, depth + 1)
+    elif choices(value):
+        for part in choices(value):
+            yield from _items(part, depth + 1)
+    else:
+        yield value
 
 
 def _sink_off(check: Check, program: Program, path: str, call: Call) -> bool:

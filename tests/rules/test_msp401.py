@@ -586,3 +586,14 @@ def test_a_loop_that_already_reads_a_device_result_to_feed_the_step_is_silent():
     # Reading a batch value on the host (a parameter, not a device result) is no wait on the previous step.
     assert len(lint(code.replace("mask = ops.abs(flow) > 0.5\n        return ms.Tensor(mask.asnumpy())",
                                  "return ms.Tensor(flow.asnumpy() > 0.5)"))) == 1
+
+
+def test_only_the_training_calls_handed_the_callback_decide():
+    """A notebook that pretrains without sinking (with the monitor) and fine-tunes with sinking (without it)."""
+    code = monitor("print(loss.asnumpy())", ", dataset_sink_mode=False").replace(
+        "if __name__", "class Other(Callback):\n    pass\nif __name__") + \
+        "    Model(net, loss_fn, opt).train(5, dataset, callbacks=[Other()], dataset_sink_mode=True)\n"
+    assert [f.line for f in lint(code)] == [6]
+    # A callbacks list the linter cannot read may hold the monitor: the sinking call then counts, and it is silent.
+    unknown = code.replace("callbacks=[Other()]", "callbacks=make_callbacks()")
+    assert lint(unknown) == []
