@@ -448,15 +448,23 @@ def _unsunk(check: Check, programs: List[Program], callback: ClassRef) -> List[P
 
 def _may_hand(project: Project, path: str, call: Call, callback: ClassRef) -> bool:
     """The training call's callbacks may hold an instance of the class: they name one (``callbacks=[Monitor()]``,
-    a name bound to such a list), or the linter cannot list them (a list built by ``append``)."""
+    a name bound to such a list), or the linter cannot list them (a list built by ``append`` or returned by a
+    project function). MindSpore's own callbacks (``LossMonitor()``) are known not to be it."""
     param = ms.MODEL_CALLBACKS.get(call.method or "")
     value = call.argument(param.keyword, param.position) if param is not None else None
     if value is None:
         return call.star or call.double_star
     parts = list(_items(value))
-    if not parts or any(part.kind not in (CALL, REF) for part in parts):
+    if not parts or any(part.kind != CALL for part in parts):
         return True
-    return any(callback in project.instance_classes(path, part, call.scope) for part in parts)
+    for part in parts:
+        classes = project.instance_classes(path, part, call.scope)
+        if callback in classes:
+            return True
+        made = project.python[path].call(part.data)
+        if not classes and (made is None or not project.qualified(path, made).startswith("mindspore.")):
+            return True  # ``get_callbacks(...)``: a list a project function returns, not followed here
+    return False
 
 
 def _items(value: Value, depth: int = 0) -> Iterator[Value]:

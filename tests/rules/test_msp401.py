@@ -597,3 +597,10 @@ def test_only_the_training_calls_handed_the_callback_decide():
     # A callbacks list the linter cannot read may hold the monitor: the sinking call then counts, and it is silent.
     unknown = code.replace("callbacks=[Other()]", "callbacks=make_callbacks()")
     assert lint(unknown) == []
+
+
+def test_a_callback_list_a_project_function_returns_may_hold_the_monitor():
+    code = monitor("print(loss.asnumpy())", ", dataset_sink_mode=False").replace(
+        "callbacks=[Monitor()]", "callbacks=make_callbacks()").replace(
+        "if __name__", "def make_callbacks():\n    return [Monitor()]\nif __name__")
+    assert [f.line for f in lint(code)] == [6]
