@@ -111,6 +111,14 @@ class PerStepHostSync(Rule):
             every step, accuracy counted from logits on the host, per-step prints, tqdm descriptions and log
             lines. The mindspore-lab libraries log every N steps or train with `Model.train` and callbacks, and
             stay silent. See docs/precision.md.
+
+            2026-11-27, after a blind audit found per-step reads the rule missed: 40 findings on applications (20),
+            mindnlp (20) and mindcv (0), 9 of them new, each read: 9 worth acting on (an un-jitted step's
+            `if all_finite(grads):`, `float(res.asnumpy())` in a project reporter's `step_end` and an image pool's
+            `asnumpy()` handed the generator's output, custom loss callbacks of unsunk `Model.train` runs,
+            `tqdm.set_postfix(train_loss=loss)`, an overflow status read every step). Of the 10 missed reads the
+            audit listed, 7 are found; with `mindspore-version` 2.x known, 8 (an omitted `dataset_sink_mode` is then
+            False).
         """,
         references=(
             "https://www.mindspore.cn/docs/en/master/api_python/mindspore/Tensor/mindspore.Tensor.asnumpy.html",
