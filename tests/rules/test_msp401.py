@@ -604,3 +604,20 @@ def test_a_callback_list_a_project_function_returns_may_hold_the_monitor():
         "callbacks=[Monitor()]", "callbacks=make_callbacks()").replace(
         "if __name__", "def make_callbacks():\n    return [Monitor()]\nif __name__")
     assert [f.line for f in lint(code)] == [6]
+
+
+def test_graph_mode_does_not_compile_a_plain_python_step():
+    """GRAPH_MODE compiles Cells' ``construct`` and jit functions; a plain function's ``if`` on a Tensor still asks
+    the host for its truth (the WaveNet notebook sets GRAPH_MODE and steps this way)."""
+    code = OVERFLOW_STEP.format(decorator="").replace(
+        'if __name__ == "__main__":\n', 'if __name__ == "__main__":\n    ms.set_context(mode=ms.GRAPH_MODE)\n')
+    assert [f.line for f in lint(code)] == [9]
+
+
+def test_mindspores_own_loss_monitor_without_sinking_is_not_reported():
+    code = """
+    from mindspore.train import LossMonitor, Model
+    if __name__ == "__main__":
+        Model(net, loss_fn, opt).train(10, dataset, callbacks=[LossMonitor()], dataset_sink_mode=False)
+    """
+    assert lint(code) == []
