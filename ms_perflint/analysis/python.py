@@ -103,6 +103,8 @@ class _Collector(cst.CSTVisitor):
         #: which keeps the id taken), calls by their id, scopes by index, loops by id, classes by name.
         self.value_nodes: Dict[int, Tuple[Value, cst.CSTNode]] = {}
         self.call_nodes: Dict[int, cst.CSTNode] = {}
+        #: The value of each ``if`` test, read once when the ``if`` is entered and reused for its guards.
+        self.test_values: Dict[int, Value] = {}
         self.scope_nodes: Dict[int, cst.CSTNode] = {}
         self.loop_nodes: Dict[int, cst.CSTNode] = {}
         self.class_nodes: Dict[str, cst.CSTNode] = {}
@@ -310,14 +312,14 @@ class _Collector(cst.CSTVisitor):
     def _truth_test(self, node: cst.If) -> None:
         """``if all_finite(grads):``, ``if not status:``: the test of a call's result (a Tensor's truth is read on the
         host) is recorded as a call of :data:`catalogue.TRUTH_TEST` at the test."""
-        value = self.value_of(node.test)
+        value = self.test_values[id(node.test)] = self.value_of(node.test)
         if value.kind == OP and value.data == "not" and value.parts:
             value = value.parts[0]
         if value.kind == CALL or (value.kind == OP and value.data in ("[]", DERIVED)):
             self._record(node.test, id(node), Call(0, callee=ms.TRUTH_TEST, args=[value]))
 
     def _push_guards(self, node: cst.CSTNode, test: cst.BaseExpression, holds: bool) -> Value:
-        value = self.value_of(test)
+        value = self.test_values.get(id(test)) or self.value_of(test)
         guards = list(_split_guard(value, holds))
         self.guard_stack[-1].extend(guards)
         self._push(node, f"guard{len(guards)}")
