@@ -416,6 +416,9 @@ MODEL_TRAIN_SINK_SIZE = Param("sink_size", 4)
 #: Where each training method of ``Model`` takes ``dataset_sink_mode`` (2.10): ``fit(epoch, train_dataset,
 #: valid_dataset=None, valid_frequency=1, callbacks=None, dataset_sink_mode=False, ...)``.
 MODEL_SINK_FLAGS: Dict[str, Param] = {"train": MODEL_TRAIN_SINK, "fit": Param("dataset_sink_mode", 5)}
+#: Where each training method of ``Model`` takes its callbacks (2.10): ``train(epoch, train_dataset, callbacks=None,
+#: ...)``, ``fit(epoch, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None, ...)``.
+MODEL_CALLBACKS: Dict[str, Param] = {"train": Param("callbacks", 2), "fit": Param("callbacks", 4)}
 #: ``dataset_sink_mode`` defaults to False since 2.0 and to True on 1.x (the 1.x ``Model.train`` signature:
 #: ``dataset_sink_mode=True``; 2.10's: ``dataset_sink_mode=False``).
 SINK_OFF_BY_DEFAULT_SINCE = "2.0.0a0"
@@ -643,6 +646,18 @@ HOST_READ_PRINT = "print"
 #: ``debug`` is left out: it is usually filtered before anything is formatted.
 HOST_READ_LOGGING_METHODS = frozenset(("info", "warning", "error"))
 HOST_READ_LOGGING_FUNCTIONS = frozenset(("logging.info", "logging.warning", "logging.error"))
+#: Methods that turn every value they are handed into text or a Python number on the host: tqdm's ``set_postfix``
+#: (``str()`` of any value that is not a number or a string), ``set_description``, ``set_postfix_str``, and a
+#: tensorboard writer's ``add_scalar(tag, value, step)`` (tensorboardX, torch, VisualDL convert ``value`` to a float).
+HOST_READ_FORMATTING_METHODS = frozenset(("set_postfix", "set_description", "set_postfix_str", "add_scalar"))
+#: The callee of the call the analysis records for an ``if`` whose test is a call's result (``if all_finite(grads):``):
+#: Python asks a Tensor for its truth, which reads it on the host (``Tensor.__bool__``), unless ``jit`` or a graph-mode
+#: Cell compiles the ``if``. A keyword: never the name of a real callee.
+TRUTH_TEST = "if"
+#: ``run_context.original_args().net_outputs``: what the training step returned, in a Callback's hooks.
+CALLBACK_NET_OUTPUTS = "net_outputs"
+#: Callback hooks that ``Model.train`` runs after every step without data sinking (once per sink with it).
+PER_STEP_HOOKS = frozenset(("step_begin", "step_end", "on_train_step_begin", "on_train_step_end"))
 #: Words in an equality guard that say it compares the process's rank (``if rank == 0:``), not a step counter: the
 #: read still runs every step there.
 RANK_WORDS = ("rank", "device_id", "local", "main", "master")
@@ -793,7 +808,7 @@ INTERESTING_METHODS = frozenset(
         *MODEL_TRAIN_METHODS, *MODEL_EVAL_METHODS, "finetune", TO_FLOAT, ADD_FLAGS_RECURSIVE, TENSOR_MATMUL_METHOD,
         *TENSOR_CAST_METHODS, *TENSOR_DTYPE_METHODS, "add_argument", "set_defaults", "setdefault", "putenv", "get",
         "construct", "start", "stop", "analyse", "asnumpy", "numpy", "item", "tolist", "batch", "map",
-        "info", "warning", "error",
+        "info", "warning", "error", *HOST_READ_FORMATTING_METHODS,
         "create_dict_iterator", "create_tuple_iterator", "append", "extend", "insert", "update",
         "trainable_params", "get_parameters", "set_train", DATASET_SIZE_METHOD,
         *FILE_READERS, *WEIGHT_LOADERS, *DATASET_METHODS,

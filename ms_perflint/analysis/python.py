@@ -29,7 +29,7 @@ import libcst as cst
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
     CALL, CFG, CLASS, DERIVED, EITHER, FUNCTION, LIT, MAIN, MODULE, NAME, OP, PARAM, REF, SELF, UNKNOWN,
-    Call, ClassFacts, ConfigEntry, Guard, Loop, PythonFacts, Scope, Value, unknown,
+    Call, ClassFacts, ConfigEntry, Guard, Loop, PythonFacts, Scope, Value, choices, unknown,
 )
 from ms_perflint.analysis.names import Names, dotted_name
 from ms_perflint.analysis.positions import spans_of
@@ -103,6 +103,8 @@ class _Collector(cst.CSTVisitor):
         #: which keeps the id taken), calls by their id, scopes by index, loops by id, classes by name.
         self.value_nodes: Dict[int, Tuple[Value, cst.CSTNode]] = {}
         self.call_nodes: Dict[int, cst.CSTNode] = {}
+        #: The value of each ``if`` test, read once when the ``if`` is entered and reused for its guards.
+        self.test_values: Dict[int, Value] = {}
         self.scope_nodes: Dict[int, cst.CSTNode] = {}
         self.loop_nodes: Dict[int, cst.CSTNode] = {}
         self.class_nodes: Dict[str, cst.CSTNode] = {}
@@ -275,10 +277,13 @@ class _Collector(cst.CSTVisitor):
         parent = self._parent()
         if isinstance(parent, cst.If) and parent.orelse is node:
             self._push_guards(node, parent.test, False)  # elif: the parent's test was false
+            self._truth_test(node)
         elif self.scope == 0 and _is_main_test(node.test):
             self.main_ifs.add(id(node))
-        elif node.orelse is None and _exits(node.body) and isinstance(parent, (cst.IndentedBlock, cst.Module)):
-            self._push(node, "exits")
+        else:
+            self._truth_test(node)
+            if node.orelse is None and _exits(node.body) and isinstance(parent, (cst.IndentedBlock, cst.Module)):
+                self._push(node, "exits")
         if id(node) not in self.main_ifs:
             self._enter_branch(node)
 
@@ -304,8 +309,17 @@ class _Collector(cst.CSTVisitor):
         if isinstance(parent, cst.If):
             self._push_guards(node, parent.test, False)
 
+    def _truth_test(self, node: cst.If) -> None:
+        """``if all_finite(grads):``, ``if not status:``: the test of a call's result (a Tensor's truth is read on the
+        host) is recorded as a call of :data:`catalogue.TRUTH_TEST` at the test."""
+        value = self.test_values[id(node.test)] = self.value_of(node.test)
+        if value.kind == OP and value.data == "not" and value.parts:
+            value = value.parts[0]
+        if value.kind == CALL or (value.kind == OP and value.data in ("[]", DERIVED)):
+            self._record(node.test, id(node), Call(0, callee=ms.TRUTH_TEST, args=[value]))
+
     def _push_guards(self, node: cst.CSTNode, test: cst.BaseExpression, holds: bool) -> Value:
-        value = self.value_of(test)
+        value = self.test_values.get(id(test)) or self.value_of(test)
         guards = list(_split_guard(value, holds))
         self.guard_stack[-1].extend(guards)
         self._push(node, f"guard{len(guards)}")
@@ -593,7 +607,9 @@ class _Collector(cst.CSTVisitor):
                     if bound is not None and bound.kind == REF and bound.data.startswith(self.names.module + "."):
                         return Call(0, callee=bound.data)  # a function defined in the enclosing function
                     return Call(0, method="__call__", receiver=self.value_of(func))
-                return self._method(func, node)
+                # ``reporter = Reporter(args)`` then ``reporter.step_end(loss)``: any method of an object a project
+                # class or factory built may be project code, as for ``self.reader.load(i)``
+                return self._method(func, node, any_name="." not in rest and self._built_by_project(head))
             resolved = self.names.resolve(dotted)
             if resolved is not None:
                 self._note_work(resolved)
@@ -605,6 +621,19 @@ class _Collector(cst.CSTVisitor):
         if isinstance(func, cst.Attribute):
             return self._method(func, node)
         return Call(0, method="__call__", receiver=self.value_of(func))
+
+    def _built_by_project(self, name: str) -> bool:
+        """``name`` holds what a call of something outside MindSpore, the standard library and known third parties
+        returns (``Reporter(args)``, ``make_logger()``): a project object, or one the model cannot place."""
+        bound = self._lookup(name)
+        candidates = choices(bound) if bound is not None and choices(bound) else (bound,)
+        for value in candidates:
+            call = self.facts.calls[value.data] if value is not None and value.kind == CALL and isinstance(
+                value.data, int) and value.data < len(self.facts.calls) else None
+            if call is not None and call.callee and not call.callee.startswith("self.") and \
+                    call.callee.split(".", 1)[0] not in ms.MINDSPORE_PACKAGES and not _known_package(call.callee):
+                return True
+        return False
 
     def _note_work(self, qualified: str) -> None:
         """A call that reads or decodes a sample from storage, or draws random numbers: noted on the scope."""

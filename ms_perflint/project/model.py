@@ -475,6 +475,31 @@ class Project:
                 found = self.method(cls, "construct") or self.method(cls, "__call__")
                 if found is not None:
                     yield found
+            yield from self._held_functions(path, call.receiver, 0)
+
+    def _held_functions(self, path: str, value: Value, depth: int) -> Iterator[ScopeRef]:
+        """The project functions a called value holds: one of several (``step = jit(step) if fast else step``),
+        one ``jit`` compiles, or the nested function a project factory returns (``grad_fn = value_and_grad(f)``
+        returning ``value_and_grad_f``)."""
+        if depth > MAX_DEPTH:
+            return
+        for candidate in choices(value) or (value,):
+            if candidate.kind == REF:
+                symbol = self.resolve(candidate.data, path)
+                index = self.function_of(symbol) if symbol is not None and symbol.kind == "function" else None
+                if symbol is not None and index is not None:
+                    yield symbol.path, index
+            elif candidate.kind == CALL:
+                call = self.python[path].call(candidate.data)
+                if call is not None and call.args and ms.canonical_name(call.callee) in ms.JIT_DECORATORS:
+                    yield from self._held_functions(path, call.args[0], depth + 1)
+                    continue
+                symbol = self.callee(path, call) if call is not None else None
+                index = self.function_of(symbol) if symbol is not None and symbol.kind == "function" else None
+                if symbol is not None and index is not None:
+                    for returned in self.python[symbol.path].scopes[index].returns:
+                        if returned.kind == REF:
+                            yield from self._held_functions(symbol.path, returned, depth + 1)
 
     def _symbol_scopes(self, symbol: Symbol) -> Iterator[ScopeRef]:
         facts = self.python[symbol.path]

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, DERIVED, EITHER, OP, choices, PARAM, Call, Guard, PythonFacts, Value
+from ms_perflint.analysis.facts import CALL, CFG, DERIVED, EITHER, OP, REF, choices, PARAM, Call, Guard, PythonFacts, Value
 from ms_perflint.findings import FixAvailability
-from ms_perflint.project.model import Program, Project, ScopeRef
+from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
+from ms_perflint.project.modes import jit_scopes
 from ms_perflint.project.training import Training
 from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
 from ms_perflint.rules.check import Check
@@ -30,15 +31,25 @@ class PerStepHostSync(Rule):
             Finds a training loop that reads the output of its training step on the host at every step:
             `loss.asnumpy()`, `loss.numpy()`, `loss.item()`, `loss.tolist()`, `float(loss)`, `int(loss)`, or
             `print(loss)` or `logger.info(...)`/`logging.info(...)` (also `warning`, `error`) of it -- also inside an
-            f-string, `"...".format(loss)`, `str(loss)` or `"%f" % loss` --, where
+            f-string, `"...".format(loss)`, `str(loss)` or `"%f" % loss` --, a method that turns what it is handed
+            into text or a number (tqdm's `bar.set_postfix(loss=loss)`, `set_description`, a tensorboard
+            `writer.add_scalar("loss", loss, step)`), or a Python `if` on it (`if all_finite(grads):` asks the
+            Tensor for its truth) in a step that neither `jit` nor a Cell compiles, where
             `loss` is what the step returned -- a train-step cell (`TrainOneStepCell`), a gradient function
             (`value_and_grad`), or a project function that runs one (`loss = train_step(x, y)`, also
-            `loss, grads = grad_fn(x, y)` and `out[0]`).
+            `loss, grads = grad_fn(x, y)`, `out[0]`, a function held in a name such as
+            `step = jit(step) if fast else step`, and a project `value_and_grad` that returns a function) -- or a
+            MindSpore op of it (`all_finite(grads)`, `ops.mean(loss)`).
 
             The read must run in the same loop as the step, at every iteration: in the loop's body, in the
-            function that runs the step when that function is called from a loop, or in a project function the
-            loop hands the step's output to at every step (`record(history, loss)`). One finding per step and
-            loop, at the first read; the message counts the others.
+            function that runs the step when that function is called from a loop, or in a project function or
+            method the loop hands the step's output to at every step (`record(history, loss)`,
+            `reporter.step_end(loss)` on an object a project class built). A project `Callback`'s `step_end`
+            (or `on_train_step_end`) that reads `run_context.original_args().net_outputs` on the host under no
+            period is reported too when every `Model.train` of the program runs without data sinking
+            (`dataset_sink_mode=False`, or the flag omitted on a MindSpore release known to be 2.0 or later):
+            `step_end` then runs after every step. One finding per step and loop (per hook), at the first read;
+            the message counts the others.
 
             This is an *info* finding: it has no automatic fix.
         """,
@@ -82,10 +93,16 @@ class PerStepHostSync(Rule):
             - host values that are not step outputs (`lr.asnumpy()`, `label.asnumpy()` of a batch), and step
               outputs kept on the device (`losses.append(loss)`);
             - a read under a condition no configuration turns on (`if args.verbose:` with `verbose` False);
-            - `Callback.step_end` methods of a `Model.train` run, such as a custom loss monitor that calls
-              `asnumpy()` on `net_outputs`: MindSpore's own `LossMonitor` reads the loss at every step (2.10,
-              `_handle_loss`, whatever `per_print_times`), so a custom monitor costs no more than the default
-              one, and with `dataset_sink_mode=True` `step_end` runs once per sink, not per step;
+            - MindSpore's own `LossMonitor` (the per-step standard; it is not project code); a project
+              Callback's `step_end` when some `Model.train` of the program sinks its dataset (`step_end` then runs
+              once per sink), when the flag is omitted and the MindSpore release is unknown (1.x sank by default:
+              set `mindspore-version`), when the read is under a period (`if cur_step % N == 0:`,
+              `if cur_step - last >= N:`) or in a function nested in the hook (it may be called under one);
+            - an `if` on a Tensor that `jit` compiles (a decorated step, `step = jit(step)`) or that runs in a
+              Cell's method (graph mode compiles it), and an `if` on a plain flag;
+            - reads of a step whose loop already reads a device result on the host before every step to feed it
+              (`mask = make_mask(flow)` computing with ops and calling `asnumpy()`): that read waits for the
+              previous step already, so a print of this step's loss adds no wait of its own;
             - programs that run on the CPU.
         """,
         precision="""
@@ -94,6 +111,14 @@ class PerStepHostSync(Rule):
             every step, accuracy counted from logits on the host, per-step prints, tqdm descriptions and log
             lines. The mindspore-lab libraries log every N steps or train with `Model.train` and callbacks, and
             stay silent. See docs/precision.md.
+
+            2026-11-27, after a blind audit found per-step reads the rule missed: 40 findings on applications (20),
+            mindnlp (20) and mindcv (0), 9 of them new, each read: 9 worth acting on (an un-jitted step's
+            `if all_finite(grads):`, `float(res.asnumpy())` in a project reporter's `step_end` and an image pool's
+            `asnumpy()` handed the generator's output, custom loss callbacks of unsunk `Model.train` runs,
+            `tqdm.set_postfix(train_loss=loss)`, an overflow status read every step). Of the 10 missed reads the
+            audit listed, 7 are found; with `mindspore-version` 2.x known, 8 (an omitted `dataset_sink_mode` is then
+            False).
         """,
         references=(
             "https://www.mindspore.cn/docs/en/master/api_python/mindspore/Tensor/mindspore.Tensor.asnumpy.html",
@@ -207,18 +232,30 @@ class PerStepHostSync(Rule):
 
     def _file(self, check: Check, training: Training, programs: List[Program], path: str,
               facts: PythonFacts) -> None:
-        found: Dict[Tuple[str, int], List[Tuple[Call, str]]] = {}
+        found: Dict[Tuple[str, str, int], List[Tuple[Call, str]]] = {}
         for read, value, label in _reads(facts):
+            if read.callee == ms.TRUTH_TEST and _compiled(check.project, path, read.scope):
+                continue  # an ``if`` jit or a graph-mode Cell compiles is a graph op, not a host read
             step = _step_output(check.project, training, path, facts, value)
             if step is not None:
-                if read.scope != step.scope or not _every_step(check, path, facts, step, read):
+                if read.scope != step.scope or not _every_step(check, path, facts, step, read) or \
+                        _fed_by_host_read(check.project, path, facts, step):
                     continue
-                key = (path, step.id)
+                key = (path, "step", step.id)
+            elif _per_step_hook(check.project, path, read.scope) and _net_outputs(value):
+                # ``cb_params.net_outputs.asnumpy()`` in a project Callback's ``step_end``
+                owner = check.project.owner_class(path, read.scope)
+                if owner is None or not _unthrottled(check, path, read.scope, list(read.guards)) or \
+                        not _runs(check, _unsunk(check, programs, owner), path, read):
+                    continue
+                key = (path, "hook", read.scope)
+                label = f"{label} (in {facts.scopes[read.scope].name}, which Model.train runs after every step " \
+                        f"without data sinking)"
             else:
                 handed = _handed_step(check, training, path, facts, read, value)
                 if handed is None or not _unthrottled(check, path, read.scope, list(read.guards)):
                     continue
-                key = (handed[0], handed[1].id)
+                key = (handed[0], "step", handed[1].id)
                 label = f"{label} (handed the step's output by the call at {handed[2]})"
             if _runs(check, programs, path, read):
                 found.setdefault(key, []).append((read, label))
@@ -238,9 +275,11 @@ def _reads(facts: PythonFacts) -> Iterator[Tuple[Call, Value, str]]:
             yield call, call.receiver, f"{_spelled(call.receiver)}.{call.method}()"
         elif call.callee in ms.HOST_READ_CONVERSIONS and len(call.args) == 1 and not call.kwargs:
             yield call, call.args[0], f"{call.callee}({_spelled(call.args[0])})"
-        elif call.callee == ms.HOST_READ_PRINT or _logs(call):
+        elif call.callee == ms.TRUTH_TEST and call.args:
+            yield call, call.args[0], f"if {_spelled(call.args[0])}"
+        elif call.callee == ms.HOST_READ_PRINT or _logs(call) or _formats(call):
             name = ".".join(call.callee.split(".")[-2:]) if call.callee else f"{_spelled(call.receiver)}.{call.method}"
-            for argument in call.args:
+            for argument in (*call.args, *call.kwargs.values()) if _formats(call) else call.args:
                 for part in _carried(argument):
                     yield call, part, f"{name}({_spelled(part)})"
 
@@ -251,6 +290,12 @@ def _logs(call: Call) -> bool:
         return True
     return call.callee in ms.HOST_READ_LOGGING_FUNCTIONS or (
         "." in call.callee and call.callee.rsplit(".", 1)[1] in ms.HOST_READ_LOGGING_METHODS)
+
+
+def _formats(call: Call) -> bool:
+    """``bar.set_postfix(loss=loss)``, ``writer.add_scalar("loss", loss, step)``: every argument becomes text or a
+    Python number."""
+    return call.method in ms.HOST_READ_FORMATTING_METHODS and call.receiver is not None
 
 
 def _spelled(value: Value) -> str:
@@ -273,11 +318,55 @@ def _step_output(project: Project, training: Training, path: str, facts: PythonF
                  value: Value) -> Optional[Call]:
     """The training-step call whose result ``value`` is or is computed from (``loss``, ``out[0]``, one of
     ``loss, grads = ...``, ``(logits.argmax(1) == label)`` with ``logits`` a step's output)."""
+    return _step_of(project, training, path, facts, value, 0)
+
+
+def _step_of(project: Project, training: Training, path: str, facts: PythonFacts, value: Value,
+             depth: int) -> Optional[Call]:
     for made in _made_from(value):
         found = _step_call(project, training, path, facts, made)
         if found is not None:
             return found
+        call = facts.call(made.data)
+        if call is not None and depth < 4 and project.qualified(path, call).startswith("mindspore."):
+            # ``all_finite(grads)``, ``ops.mean(loss)``: a MindSpore op of a step output computes on the device
+            for argument in call.args:
+                found = _step_of(project, training, path, facts, argument, depth + 1)
+                if found is not None:
+                    return found
     return None
+
+
+def _fed_by_host_read(project: Project, path: str, facts: PythonFacts, step: Call) -> bool:
+    """The step's input is made, in the same iteration, by a project function that reads a device result on the host
+    at every call (``mask = make_mask(flow)`` doing ``Tensor(mask.asnumpy() & ...)``): that read waits for the previous
+    step already, so a read of this step's output adds no wait of its own."""
+    for argument in (*step.args, *step.kwargs.values()):
+        for made in _made_from(argument):
+            maker = facts.call(made.data)
+            if maker is None or maker.scope != step.scope or maker.loops != step.loops or maker.guards != step.guards:
+                continue
+            for target_path, target in project.targets(path, maker):
+                inner = project.python[target_path]
+                if any(call.scope == target and call.method in ms.HOST_READ_METHODS and not call.loops
+                       and not call.guards and call.receiver is not None and call.receiver.kind != PARAM
+                       for call in inner.calls):
+                    return True
+    return False
+
+
+def _compiled(project: Project, path: str, scope: int) -> bool:
+    """Code that ``jit`` compiles (the scope or one it is nested in), or a Cell's method (graph mode compiles
+    ``construct`` and what it calls; PyNative runs it from Python, but the rule does not tell them apart here)."""
+    compiled = jit_scopes(project)
+    facts = project.python[path]
+    if project.owner_class(path, scope) is not None and project.is_cell(project.owner_class(path, scope)):
+        return True
+    while 0 <= scope < len(facts.scopes):
+        if (path, scope) in compiled:
+            return True
+        scope = facts.scopes[scope].parent
+    return False
 
 
 def _made_from(value: Value, depth: int = 0) -> Iterator[Value]:
@@ -328,6 +417,89 @@ def _trains_in_a_loop(project: Project, training: Training, path: str, call: Cal
             if not inner.loops and _trains_in_a_loop(project, training, target_path, inner, seen, depth + 1):
                 return True
     return False
+
+
+def _per_step_hook(project: Project, path: str, scope: int) -> bool:
+    """``scope`` is a per-step hook (``step_end``) of a project Callback (not a function nested in one, which may run
+    under a period: ``if step - last >= N: print_info()``)."""
+    facts = project.python[path]
+    if not facts.scopes[scope].cls or facts.scopes[scope].name.rsplit(".", 1)[-1] not in ms.PER_STEP_HOOKS:
+        return False
+    owner = project.owner_class(path, scope)
+    return owner is not None and project.derives_from(owner, ms.CALLBACK_BASES)
+
+
+def _net_outputs(value: Value, depth: int = 0) -> bool:
+    """The value is (an item of, or computed from) ``cb_params.net_outputs``, the step's output in a Callback."""
+    if depth > 8:
+        return False
+    if value.kind == CFG and value.data == ms.CALLBACK_NET_OUTPUTS:
+        return True
+    if value.kind == OP and value.data in _MADE_FROM:
+        parts = value.parts[:1] if value.data == "[]" else choices(value) or value.parts
+        return any(_net_outputs(part, depth + 1) for part in parts)
+    return False
+
+
+def _unsunk(check: Check, programs: List[Program], callback: ClassRef) -> List[Program]:
+    """The programs whose every ``Model.train``/``fit`` call that may be handed the callback runs without data
+    sinking (then its ``step_end`` runs after every step): the flag is False in every run, or omitted on a MindSpore
+    release known to be 2.0 or later (1.x sank by default; an unknown release is taken as the one that sinks)."""
+    kept = []
+    for program in programs:
+        calls = [(path, call) for path, call, kind in check.project.training_calls(program)
+                 if kind == "model" and _may_hand(check.project, path, call, callback)]
+        if calls and all(_sink_off(check, program, path, call) for path, call in calls):
+            kept.append(program)
+    return kept
+
+
+def _may_hand(project: Project, path: str, call: Call, callback: ClassRef) -> bool:
+    """The training call's callbacks may hold an instance of the class: they name one (``callbacks=[Monitor()]``,
+    a name bound to such a list), or the linter cannot list them (a list built by ``append`` or returned by a
+    project function). MindSpore's own callbacks (``LossMonitor()``) are known not to be it."""
+    param = ms.MODEL_CALLBACKS.get(call.method or "")
+    value = call.argument(param.keyword, param.position) if param is not None else None
+    if value is None:
+        return call.star or call.double_star
+    parts = list(_items(value))
+    if not parts or any(part.kind != CALL for part in parts):
+        return True
+    for part in parts:
+        classes = project.instance_classes(path, part, call.scope)
+        if callback in classes:
+            return True
+        made = project.python[path].call(part.data)
+        if not classes and (made is None or not project.qualified(path, made).startswith("mindspore.")):
+            return True  # ``get_callbacks(...)``: a list a project function returns, not followed here
+    return False
+
+
+def _items(value: Value, depth: int = 0) -> Iterator[Value]:
+    """The items of a callbacks argument: a list or tuple display (through the choices of a name bound in arms)."""
+    if depth > 6:
+        return
+    if value.kind == OP and value.data == "tuple":
+        for part in value.parts:
+            yield from _items(part, depth + 1)
+    elif choices(value):
+        for part in choices(value):
+            yield from _items(part, depth + 1)
+    else:
+        yield value
+
+
+def _sink_off(check: Check, program: Program, path: str, call: Call) -> bool:
+    flag = ms.MODEL_SINK_FLAGS.get(call.method or "")
+    if flag is None:
+        return False
+    value = call.argument(flag.keyword, flag.position)
+    if value is None:
+        return not call.may_pass(flag.keyword, flag.position) and bool(
+            check.release_at_least(program.entry, ms.SINK_OFF_BY_DEFAULT_SINCE))
+    found = check.values.resolve(path, value, call.scope, program=program)
+    return found.complete and bool(found.values) and all(
+        k.value is False or (type(k.value) is int and k.value == 0) for k in found.values)
 
 
 def _handed_step(check: Check, training: Training, path: str, facts: PythonFacts, read: Call,

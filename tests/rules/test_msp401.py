@@ -305,9 +305,8 @@ def test_a_step_function_called_once_is_not_per_step():
     assert lint(code) == []
 
 
-def test_a_loss_monitor_callback_of_model_train_is_not_reported():
-    # MindSpore's own LossMonitor reads the loss at every step (2.10 _handle_loss), and in sink mode step_end runs
-    # once per sink: a custom monitor doing the same is no finding.
+def test_a_callback_under_model_train_with_an_omitted_sink_flag_on_an_unknown_release():
+    # dataset_sink_mode defaults to True on 1.x, where step_end runs once per sink: with no release known, silent.
     code = """
     from mindspore.train import Callback, Model
     class Monitor(Callback):
@@ -356,3 +355,269 @@ def test_an_accuracy_computed_from_the_steps_logits_is_read_every_step():
     # The look-alike: the same accuracy in an evaluation loop, from the network's forward pass, is not a step.
     evaluation = code.replace("correct += (logits.argmax(1) == label)", "correct += (model(data).argmax(1) == label)")
     assert lines(evaluation) == []
+
+
+# --- truth tests, callbacks, formatting methods, project objects and held functions -------------------------
+
+
+#: A value_and_grad step that skips the update on overflow, called from a loop.
+OVERFLOW_STEP = """
+import mindspore as ms
+from mindspore.amp import all_finite
+
+def fit(model, dataset, loss_fn, optimizer):
+    grad_fn = ms.value_and_grad(lambda x, y: loss_fn(model(x), y), None, optimizer.parameters)
+
+    {decorator}def train_step(x, y):
+        loss, grads = grad_fn(x, y)
+        if all_finite(grads):
+            optimizer(grads)
+        return loss
+
+    for x, y in dataset.create_tuple_iterator():
+        losses.append(train_step(x, y))
+
+if __name__ == "__main__":
+    fit(net, dataset, loss_fn, optimizer)
+"""
+
+
+def test_a_python_if_on_a_tensor_in_an_uncompiled_step_reads_it():
+    found = lint(OVERFLOW_STEP.format(decorator=""))
+    assert [(f.line, f.column + 1) for f in found] == [(9, 12)]
+    assert found[0].message.startswith("if all_finite(grads)")
+
+
+def test_an_if_on_a_tensor_that_jit_compiles_is_a_graph_op():
+    assert lint(OVERFLOW_STEP.format(decorator="@ms.jit\n    ")) == []
+    compiled_later = OVERFLOW_STEP.format(decorator="").replace(
+        "    for x, y", "    train_step = ms.jit(train_step)\n    for x, y")
+    assert lint(compiled_later) == []
+
+
+def test_an_if_on_a_tensor_in_a_cells_construct_is_not_reported():
+    code = """
+    import mindspore as ms
+    from mindspore import nn
+    from mindspore.amp import all_finite
+    class Step(nn.TrainOneStepCell):
+        def construct(self, x, y):
+            loss = self.network(x, y)
+            grads = self.grad(self.network, self.weights)(x, y, self.sens)
+            if all_finite(grads):
+                self.optimizer(grads)
+            return loss
+    if __name__ == "__main__":
+        step = Step(net, opt)
+        for x, y in dataset.create_tuple_iterator():
+            losses.append(step(x, y))
+    """
+    assert lint(code) == []
+
+
+def test_a_python_if_on_a_plain_flag_is_not_a_read():
+    code = tutorial("""
+        if verbose:
+            losses.append(loss)
+    """)
+    assert lint(code) == []
+
+
+def test_a_helper_object_a_project_class_built_is_handed_the_step_output():
+    code = """
+    import mindspore as ms
+    class Recorder:
+        def __init__(self):
+            self.history = []
+        def step_end(self, loss):
+            self.history.append(float(loss.asnumpy()))
+    def train(net, opt, dataset):
+        step = ms.nn.TrainOneStepCell(net, opt)
+        recorder = Recorder()
+        for x, y in dataset.create_tuple_iterator():
+            recorder.step_end(step(x, y))
+    if __name__ == "__main__":
+        train(net, opt, dataset)
+    """
+    found = lint(code)
+    assert [(f.line, f.column + 1) for f in found] == [(6, 35)]
+    assert "handed the step's output by the call at line 11" in found[0].message
+
+
+#: A project Callback reading the step's output in ``step_end``, handed to ``Model.train``.
+MONITOR = """
+from mindspore.train import Callback, Model
+class Monitor(Callback):
+    def step_end(self, run_context):
+        params = run_context.original_args()
+        loss = params.net_outputs
+{read}
+if __name__ == "__main__":
+    Model(net, loss_fn, opt).train(10, dataset, callbacks=[Monitor()]{sink})
+"""
+
+
+def monitor(read: str, sink: str) -> str:
+    return MONITOR.format(read=textwrap.indent(textwrap.dedent(read).strip("\n"), " " * 8), sink=sink)
+
+
+@pytest.mark.parametrize("read, column", [
+    ("print('loss', loss.asnumpy())", 23),
+    ("history.append(float(loss[0].asnumpy()))", 30),
+])
+def test_a_callback_reading_net_outputs_every_step_without_sinking(read: str, column: int):
+    found = lint(monitor(read, ", dataset_sink_mode=False"))
+    assert [(f.line, f.column + 1) for f in found] == [(6, column)]
+    assert "Monitor.step_end" in found[0].message
+
+
+def test_a_callback_with_an_omitted_sink_flag_on_mindspore_2():
+    code = textwrap.dedent(monitor("print(loss.asnumpy())", "")).lstrip("\n")
+    result = check_text(code, "train.py", Settings(mindspore_version="2.3.0"), rules=RULE)
+    assert [f.line for f in result.findings] == [6]
+
+
+@pytest.mark.parametrize("read, sink", [
+    ("print(loss.asnumpy())", ", dataset_sink_mode=True"),  # step_end runs once per sink
+    ("""
+    if params.cur_step_num % 100 == 0:
+        print(loss.asnumpy())
+    """, ", dataset_sink_mode=False"),
+    ("""
+    if params.cur_step_num - self.last >= self.interval:
+        print(loss.asnumpy())
+    """, ", dataset_sink_mode=False"),
+    ("print(params.cur_step_num)", ", dataset_sink_mode=False"),  # not the step's output
+])
+def test_callbacks_that_sink_or_read_every_n_steps_are_silent(read: str, sink: str):
+    assert lint(monitor(read, sink)) == []
+
+
+def test_a_callback_of_a_program_that_also_sinks_is_silent():
+    code = monitor("print(loss.asnumpy())", ", dataset_sink_mode=False").replace(
+        "    Model(net", "    Model(net, loss_fn, opt).train(1, dataset, callbacks=[Monitor()], dataset_sink_mode=True)\n"
+        "    Model(net")
+    assert lint(code) == []
+
+
+@pytest.mark.parametrize("body, said", [
+    ("bar.set_postfix(train_loss=loss)", "bar.set_postfix(loss)"),
+    ("writer.add_scalar('train/loss', loss, batch)", "writer.add_scalar(loss)"),
+])
+def test_formatting_methods_read_a_tensor(body: str, said: str):
+    found = lint(tutorial(body))
+    assert [f.line for f in found] == [17] and found[0].message.startswith(said)
+
+
+@pytest.mark.parametrize("body", [
+    "bar.set_postfix(lr=lr)",
+    "bar.set_postfix(step=batch)",
+    "if batch % 50 == 0:\n    writer.add_scalar('train/loss', loss, batch)",
+])
+def test_formatting_other_values_or_every_n_steps_is_silent(body: str):
+    assert lint(tutorial(body)) == []
+
+
+def test_formatting_a_python_float_read_every_n_steps_is_silent():
+    code = tutorial("""
+        if batch % 100 == 0:
+            value = loss.asnumpy()
+            bar.set_postfix(loss=value)
+    """)
+    assert lint(code) == []
+
+
+def test_a_step_held_in_a_name_compiled_or_not():
+    code = tutorial("print(loss)").replace(
+        "    for batch,", "    train_step = ms.jit(train_step) if fast else train_step\n    for batch,").replace(
+        "        loss = train_step(", "        loss = train_step(")
+    found = lint(code)
+    assert [f.line for f in found] == [18]
+
+
+def test_a_project_value_and_grad_factory_returning_a_nested_function(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "grads.py").write_text(textwrap.dedent("""
+    from mindspore.ops import GradOperation
+    grad_by_list = GradOperation(get_by_list=True)
+    def value_and_grad(fn, params):
+        def run(*args):
+            return fn(*args), grad_by_list(fn, params)(*args)
+        return run
+    """))
+    (tmp_path / "train.py").write_text(textwrap.dedent("""\
+    import mindspore as ms
+    from grads import value_and_grad
+    def train(net, loss_fn, opt, dataset):
+        grad_fn = value_and_grad(lambda x, y: loss_fn(net(x), y), opt.parameters)
+        def train_step(x, y):
+            loss, grads = grad_fn(x, y)
+            opt(grads)
+            return loss
+        for x, y in dataset.create_tuple_iterator():
+            loss = train_step(x, y)
+            print(loss.asnumpy())
+    if __name__ == "__main__":
+        train(net, loss_fn, opt, dataset)
+    """))
+    found = check_folder(str(tmp_path), Settings(), rules=RULE)
+    assert [(path, f.line) for path, result in found.items() for f in result.findings] == [("train.py", 11)]
+
+
+def test_a_loop_that_already_reads_a_device_result_to_feed_the_step_is_silent():
+    """``mask = make_mask(flow)`` computes on the device and converts with ``asnumpy()`` before every step: that read
+    waits for the previous step already, so printing this step's loss adds no wait of its own."""
+    code = """
+    import mindspore as ms
+    from mindspore import ops
+    def make_mask(flow):
+        mask = ops.abs(flow) > 0.5
+        return ms.Tensor(mask.asnumpy())
+    def train(net, opt, dataset):
+        step = ms.nn.TrainOneStepCell(net, opt)
+        for x, flow in dataset.create_tuple_iterator():
+            mask = make_mask(flow)
+            loss = step(x, mask)
+            print(loss)
+    if __name__ == "__main__":
+        train(net, opt, dataset)
+    """
+    assert lint(code) == []
+    # Reading a batch value on the host (a parameter, not a device result) is no wait on the previous step.
+    assert len(lint(code.replace("mask = ops.abs(flow) > 0.5\n        return ms.Tensor(mask.asnumpy())",
+                                 "return ms.Tensor(flow.asnumpy() > 0.5)"))) == 1
+
+
+def test_only_the_training_calls_handed_the_callback_decide():
+    """A notebook that pretrains without sinking (with the monitor) and fine-tunes with sinking (without it)."""
+    code = monitor("print(loss.asnumpy())", ", dataset_sink_mode=False").replace(
+        "if __name__", "class Other(Callback):\n    pass\nif __name__") + \
+        "    Model(net, loss_fn, opt).train(5, dataset, callbacks=[Other()], dataset_sink_mode=True)\n"
+    assert [f.line for f in lint(code)] == [6]
+    # A callbacks list the linter cannot read may hold the monitor: the sinking call then counts, and it is silent.
+    unknown = code.replace("callbacks=[Other()]", "callbacks=make_callbacks()")
+    assert lint(unknown) == []
+
+
+def test_a_callback_list_a_project_function_returns_may_hold_the_monitor():
+    code = monitor("print(loss.asnumpy())", ", dataset_sink_mode=False").replace(
+        "callbacks=[Monitor()]", "callbacks=make_callbacks()").replace(
+        "if __name__", "def make_callbacks():\n    return [Monitor()]\nif __name__")
+    assert [f.line for f in lint(code)] == [6]
+
+
+def test_graph_mode_does_not_compile_a_plain_python_step():
+    """GRAPH_MODE compiles Cells' ``construct`` and jit functions; a plain function's ``if`` on a Tensor still asks
+    the host for its truth (the WaveNet notebook sets GRAPH_MODE and steps this way)."""
+    code = OVERFLOW_STEP.format(decorator="").replace(
+        'if __name__ == "__main__":\n', 'if __name__ == "__main__":\n    ms.set_context(mode=ms.GRAPH_MODE)\n')
+    assert [f.line for f in lint(code)] == [9]
+
+
+def test_mindspores_own_loss_monitor_without_sinking_is_not_reported():
+    code = """
+    from mindspore.train import LossMonitor, Model
+    if __name__ == "__main__":
+        Model(net, loss_fn, opt).train(10, dataset, callbacks=[LossMonitor()], dataset_sink_mode=False)
+    """
+    assert lint(code) == []
