@@ -47,7 +47,8 @@ class PerStepHostSync(Rule):
             `reporter.step_end(loss)` on an object a project class built). A project `Callback`'s `step_end`
             (or `on_train_step_end`) that reads `run_context.original_args().net_outputs` on the host under no
             period is reported too when every `Model.train` of the program runs without data sinking
-            (`dataset_sink_mode=False`, or the flag omitted on a MindSpore release known to be 2.0 or later):
+            (`dataset_sink_mode=False`, or the flag omitted on MindSpore 2.0 or later -- declared, or the current
+            release taken when none is declared and the program uses no API it removed, as MSP204 reads it):
             `step_end` then runs after every step. One finding per step and loop (per hook), at the first read;
             the message counts the others.
 
@@ -95,7 +96,7 @@ class PerStepHostSync(Rule):
             - a read under a condition no configuration turns on (`if args.verbose:` with `verbose` False);
             - MindSpore's own `LossMonitor` (the per-step standard; it is not project code); a project
               Callback's `step_end` when some `Model.train` of the program sinks its dataset (`step_end` then runs
-              once per sink), when the flag is omitted and the MindSpore release is unknown (1.x sank by default:
+              once per sink), when the flag is omitted on 1.x or an unknown older release (1.x sank by default:
               set `mindspore-version`), when the read is under a period (`if cur_step % N == 0:`,
               `if cur_step - last >= N:`) or in a function nested in the hook (it may be called under one);
             - an `if` on a Tensor that `jit` compiles (a decorated step, `step = jit(step)`) or that runs in a
@@ -496,7 +497,7 @@ def _sink_off(check: Check, program: Program, path: str, call: Call) -> bool:
     value = call.argument(flag.keyword, flag.position)
     if value is None:
         return not call.may_pass(flag.keyword, flag.position) and bool(
-            check.release_at_least(program.entry, ms.SINK_OFF_BY_DEFAULT_SINCE))
+            check.release_at_least(program.entry, ms.SINK_OFF_BY_DEFAULT_SINCE, program))
     found = check.values.resolve(path, value, call.scope, program=program)
     return found.complete and bool(found.values) and all(
         k.value is False or (type(k.value) is int and k.value == 0) for k in found.values)
