@@ -742,7 +742,8 @@ class Project:
     # --- training -----------------------------------------------------------------------------
 
     def is_training_call(self, path: str, call: Call) -> bool:
-        """A call that trains: ``Model.train``/``fit``, a train-step cell, a gradient function, a mindformers trainer."""
+        """A call that trains: ``Model.train``/``fit``, a train-step cell, a gradient function, a mindformers or mindnlp
+        trainer."""
         return self.training_kind(path, call) is not None
 
     def training_kind(self, path: str, call: Call) -> Optional[str]:
@@ -763,7 +764,7 @@ class Project:
             made_by = self.made_by(path, call.receiver)
             if made_by == ms.MODEL:
                 return "model"
-            if made_by in ms.MINDFORMERS_TRAINERS:
+            if made_by in ms.MINDFORMERS_TRAINERS or made_by in ms.MINDNLP_TRAINERS:
                 return "trainer"
         if call.method in ms.MINDFORMERS_TRAIN_METHODS and call.receiver is not None:
             if self.made_by(path, call.receiver) in ms.MINDFORMERS_TRAINERS:

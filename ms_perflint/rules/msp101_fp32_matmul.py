@@ -351,6 +351,9 @@ class Fp32Matmul(Rule):
         if key in reported:
             return
         reported.add(key)
+        if precision.pretrained:
+            self._pretrained(check, precision)
+            return
         largest = max(sites, key=lambda s: (s.weights or 0))
         biggest = f"largest: {largest.describe()}" if largest.weights else f"for example {largest.describe()}"
         where = "" if use.path == precision.program.entry else f" (trained by {precision.program.entry})"
@@ -361,6 +364,16 @@ class Fp32Matmul(Rule):
         message = (f"{_anchor_name(use)} trains{where} in float32 with no mixed precision: {layers} MatMul-family "
                    f"layers run in fp32 on the Cube ({biggest}); {switch}")
         check.report(self.code, *use.site, message, fix)
+
+    def _pretrained(self, check: Check, precision: ProgramPrecision) -> None:
+        """A hub transformer fine-tuned in float32: no automatic fix (loading it in float16 changes the training's
+        numerics, and mindnlp 0.4's Trainer does not apply ``fp16=True``)."""
+        use = precision.use
+        where = "" if use.path == precision.program.entry else f" (trained by {precision.program.entry})"
+        message = (f"{_anchor_name(use)} trains{where} a pretrained transformer ({precision.pretrained}) in float32 "
+                   f"with no mixed precision: its Dense/MatMul layers run in fp32 on the Cube; load or cast it in "
+                   f"float16/bfloat16 (from_pretrained(..., ms_dtype=...), .half()) with loss scaling")
+        check.report(self.code, use.path, use.anchor, message)
 
     # --- AMP on, layers escaping it -----------------------------------------------------------------
 
@@ -379,7 +392,8 @@ class Fp32Matmul(Rule):
 
 
 def _anchor_name(use: NetworkUse) -> str:
-    return {"model": "Model(...)", "step": "This train step", "optimizer": "This custom training loop"}[use.kind]
+    return {"model": "Model(...)", "step": "This train step", "trainer": "Trainer(...)",
+            "optimizer": "This custom training loop"}[use.kind]
 
 
 def _layer_fix(check: Check, site: MatmulSite) -> Optional[Fix]:
