@@ -360,7 +360,13 @@ class Project:
         return before[-1] if before else None
 
     def _in_project(self, reference: str, path: str) -> bool:
-        return self.resolve(reference, path) is not None
+        """The project defines what ``reference`` names. A name its module does not define is not the project's: a
+        MindSpore-family package linted as a project (mindnlp 0.6) no longer holds an API its examples import from an
+        older release (``mindnlp.engine.Trainer``, ``mindnlp.transformers.BertModel``)."""
+        symbol = self.resolve(reference, path)
+        if symbol is None:
+            return False
+        return symbol.kind != "variable" or self._defines(symbol.path, symbol.name.split(".", 1)[0], 0)
 
     def qualified(self, path: str, call: Call) -> str:
         """The catalogue name of a call's callee ("" when it is a project definition or unnamed)."""

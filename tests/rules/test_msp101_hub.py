@@ -256,3 +256,21 @@ def test_tokenizers_and_configs_are_not_networks():
         for batch in train_set:
             optimizer(grad_fn(batch)[1])
     """) == {}
+
+
+def test_examples_of_mindnlp_linted_as_a_project_that_no_longer_defines_the_api_they_import(tmp_path):
+    """mindnlp 0.6 linted as a project: its package holds ``mindnlp/transformers.py`` (a shim) and no
+    ``mindnlp.engine``; the examples' ``mindnlp.engine.Trainer`` and ``mindnlp.transformers.BertModel`` are the
+    released API, not definitions of the project."""
+    from ms_perflint.run.lint import check_folder
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'mindnlp'\n")
+    package = tmp_path / "src" / "mindnlp"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("import os\nVERSION = '0.6'\n")
+    (package / "transformers.py").write_text("import warnings\nwarnings.warn('moved')\n")
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "finetune.py").write_text(textwrap.dedent(HEADER).lstrip("\n")
+                                                       + textwrap.dedent(TRAINER.format(load="", args="")))
+    results = check_folder(str(tmp_path), Settings(select=("MSP101",)), rules=[Fp32Matmul])
+    assert [(f.code, f.line - FIRST + 1) for f in results["examples/finetune.py"].findings] == [("MSP101", 4)]
