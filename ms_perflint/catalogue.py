@@ -455,6 +455,11 @@ DEFAULT_ASCEND_TARGET = "910b"
 #: Chips whose default precision mode already runs float32 Cube work (MatMul, convolution) in float16: the
 #: Atlas training series (910A) defaults to ``allow_fp32_to_fp16``; A2 and later to ``must_keep_origin_dtype``.
 CASTING_BY_DEFAULT_TARGETS = frozenset(("910a",))
+#: What ``MSContext.get_instance().get_ascend_soc_version()`` returns on each chip (mindformers' version_control.py
+#: compares it with these: 'ascend910' is 910A, 'ascend910b' 910B). Code that sets a precision knob only for some
+#: chips (mindnlp sets ``allow_mix_precision`` on 'ascend910' and 'ascend310b') does not set it on the others.
+ASCEND_SOC_VERSIONS = {"910a": "ascend910", "910b": "ascend910b"}
+ASCEND_SOC_VERSION_METHOD = "get_ascend_soc_version"
 SET_CONTEXT = "mindspore.set_context"
 #: ``get_context("device_target")`` reads back what ``set_context`` set.
 GET_CONTEXT = "mindspore.get_context"

@@ -148,7 +148,7 @@ def program_precisions(check, training: Training, program: Program) -> List[Prog
         used = used_attributes(project, composition)
         precision.sites = [site for site in _sites(project, values, training.building_scopes(composition))
                            if _runs(project, site, used)]
-        _mechanisms(project, values, program, precision)
+        _mechanisms(project, values, program, precision, check.ascend_target(program))
         _casts(project, values, training, program, composition, precision)
         if hub is not None:
             precision.pretrained = hub.name
@@ -397,10 +397,13 @@ _MECHANISMS = frozenset((*ms.LOSS_SCALING, *ms.AMP_ENTRIES, ms.CUSTOM_MIXED_PREC
                          ms.MATMUL_ALLOW_HF32, ms.SET_CONTEXT))
 
 
-def _mechanisms(project: Project, values: Values, program: Program, precision: ProgramPrecision) -> None:
+def _mechanisms(project: Project, values: Values, program: Program, precision: ProgramPrecision,
+                target: str = ms.DEFAULT_ASCEND_TARGET) -> None:
     for path, call in project.program_calls(program, _MECHANISMS):
         qualified = project.qualified(path, call)
         where = f"{path}:{call.line}"
+        if qualified in _KNOBS and _other_chips_only(call, target):
+            continue  # ``if soc in ("ascend910", ...): precision_mode(...)``: not set on the chip the code runs on
         if qualified in ms.LOSS_SCALING and project.training_kind(path, call) == "step":
             # A train step that scales its loss is built for float16 layers (``Model`` instead says so
             # with ``amp_level``; a loss scale manager alone changes nothing there).
@@ -425,6 +428,41 @@ def _mechanisms(project: Project, values: Values, program: Program, precision: P
                     config.data, dict) and "precision_mode" in config.data else None
                 if mode is not None or config.kind != LIT:
                     _precision_mode(values, path, call, mode, where, precision)
+
+
+_KNOBS = frozenset((ms.PRECISION_MODE, ms.MATMUL_ALLOW_HF32, ms.SET_CONTEXT))
+
+
+def _other_chips_only(call: Call, target: str) -> bool:
+    """A guard of the call compares the chip's SoC version (``get_ascend_soc_version()``) with chip names and fails on
+    the ``ascend-target`` chip: ``SOC in ("ascend910", "ascend310b")``, ``'910b' not in SOC``, ``SOC == ...``."""
+    soc = ms.ASCEND_SOC_VERSIONS.get(target)
+    if soc is None:
+        return False
+    return any(_soc_test(condition, soc) not in (None, holds) for condition, holds in call.guards)
+
+
+def _soc_test(condition: Value, soc: str) -> Optional[bool]:
+    """What a test of the SoC version gives on ``soc``; None when it is not such a test (or not known)."""
+    if condition.kind != OP or condition.data not in ("==", "!=", "in", "not in") or len(condition.parts) != 2:
+        return None
+    left, right = condition.parts
+    if _is_soc_version(left) and right.kind == LIT and isinstance(right.data, str):
+        result = soc == right.data if condition.data in ("==", "!=") else soc in right.data
+    elif _is_soc_version(left) and right.kind == OP and right.data in ("tuple", "list") and right.parts and all(
+            p.kind == LIT and isinstance(p.data, str) for p in right.parts):
+        if condition.data not in ("in", "not in"):
+            return None
+        result = soc in {p.data for p in right.parts}
+    elif _is_soc_version(right) and left.kind == LIT and isinstance(left.data, str):
+        result = soc == left.data if condition.data in ("==", "!=") else left.data in soc
+    else:
+        return None
+    return result if condition.data in ("==", "in") else not result
+
+
+def _is_soc_version(value: Value) -> bool:
+    return value.text.replace(" ", "").endswith(f".{ms.ASCEND_SOC_VERSION_METHOD}()")
 
 
 def _amp_entry(values: Values, path: str, call: Call, qualified: str, where: str,

@@ -274,3 +274,21 @@ def test_examples_of_mindnlp_linted_as_a_project_that_no_longer_defines_the_api_
                                                        + textwrap.dedent(TRAINER.format(load="", args="")))
     results = check_folder(str(tmp_path), Settings(select=("MSP101",)), rules=[Fp32Matmul])
     assert [(f.code, f.line - FIRST + 1) for f in results["examples/finetune.py"].findings] == [("MSP101", 4)]
+
+
+def test_a_precision_knob_set_only_for_other_chips_does_not_cover():
+    """mindnlp sets ``allow_mix_precision`` only when the SoC version is 910A's or 310B's: on the 910B target (the
+    default) the fine-tuning still runs in float32; on 910A the knob is set (and the default mode casts anyway)."""
+    chips = """
+        from mindspore._c_expression import MSContext
+        soc = MSContext.get_instance().get_ascend_soc_version()
+        if soc in ("ascend910", "ascend310b"):
+            mindspore.device_context.ascend.op_precision.precision_mode("allow_mix_precision")
+        if "910b" not in soc:
+            mindspore.set_context(ascend_config={"precision_mode": "allow_fp32_to_fp16"})
+    """
+    code = textwrap.dedent(chips) + textwrap.dedent(LOOP.format(load=""))
+    assert found(code) == {"MSP101": [(9, 13)]}
+    for this_chip in ('soc in ("ascend910b", "ascend910")', 'soc == "ascend910b"', '"910b" in soc'):
+        covered = code.replace('soc in ("ascend910", "ascend310b")', this_chip)
+        assert found(covered) == {}, this_chip
