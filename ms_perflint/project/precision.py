@@ -9,6 +9,7 @@ cells, and says for each site what covers it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
@@ -298,11 +299,10 @@ def _trainer_precision(project: Project, values: Values, program: Program, preci
 
 def _training_arguments(project: Project, path: str, value: Value) -> Optional[Tuple[str, Call]]:
     """The ``TrainingArguments(...)`` call a value holds, through its ``set_*`` methods (each returns the arguments)."""
-    setter = "." + ms.TRAINING_ARGUMENTS_SETTER_PREFIX
+    setter = re.compile(rf"\.{ms.TRAINING_ARGUMENTS_SETTER_PREFIX}\w+\(")
     for _ in range(8):
-        if value.kind == OP and value.data == "derived" and len(value.parts) == 1 and \
-                value.text.startswith(value.parts[0].text) and value.text[len(value.parts[0].text):].startswith(setter):
-            value = value.parts[0]  # a method the analysis does not record, called on the arguments
+        if value.kind == OP and value.data == "derived" and len(value.parts) == 1 and setter.search(value.text):
+            value = value.parts[0]  # ``args.set_optimizer(...)``: a method the analysis does not record
             continue
         call = project.python[path].call(value.data) if value.kind == CALL else None
         if call is None or not call.method.startswith(ms.TRAINING_ARGUMENTS_SETTER_PREFIX) or call.receiver is None:

@@ -136,6 +136,15 @@ def test_fp16_false_and_a_float32_free_set_optimizer_chain_are_still_reported():
         args = TrainingArguments(output_dir="out").set_optimizer(name="adamw")
         Trainer(model=model, args=args, train_dataset=train_set).train()
     """) == {"MSP101": [(3, 1)]}
+    assert found("""
+        def main():
+            model = AutoModelForSequenceClassification.from_pretrained("bert-base-cased", num_labels=2)
+            args = TrainingArguments(output_dir="out", save_strategy="epoch", logging_strategy="epoch", seed=1234)
+            args = args.set_optimizer(name="adamw", beta1=0.8)
+            Trainer(model=model, args=args, train_dataset=train_set).train()
+        if __name__ == "__main__":
+            main()
+    """) == {"MSP101": [(5, 5)]}
 
 
 # --- silent (each beside the same program reported without what silences it) --------------------------------
