@@ -182,6 +182,8 @@ class Project:
         if candidates and any(c.endswith(".ipynb") for c in candidates):
             # A notebook names its own definitions through its module; no other file can import it.
             candidates = [c for c in candidates if not c.endswith(".ipynb") or c == importer]
+            if importer in candidates:
+                return importer  # not a sibling ``.py`` of the same stem (often the notebook's export, or another script)
         if not candidates:
             return None
         if len(candidates) == 1:

@@ -301,3 +301,26 @@ def test_a_precision_knob_set_only_for_other_chips_does_not_cover():
     for this_chip in ('soc in ("ascend910b", "ascend910")', 'soc == "ascend910b"', '"910b" in soc'):
         covered = code.replace('soc in ("ascend910", "ascend310b")', this_chip)
         assert found(covered) == {}, this_chip
+
+
+def test_a_notebook_names_its_own_classes_not_those_of_a_script_of_the_same_name(tmp_path):
+    import json
+
+    from ms_perflint.run.lint import check_folder
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'examples'\n")
+    cells = [textwrap.dedent(HEADER).lstrip("\n"), textwrap.dedent("""
+        class Summarizer(GPT2LMHeadModel):
+            def forward(self, input_ids, labels=None):
+                return super().forward(input_ids)
+        model = Summarizer(GPT2Config(n_layer=12))
+    """).lstrip("\n"), 'trainer = Trainer(model=model, args=TrainingArguments(output_dir="out"), train_dataset=data)\n',
+             "trainer.train()\n"]
+    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                           "source": cell.splitlines(keepends=True)} for cell in cells],
+                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "summarize.ipynb").write_text(json.dumps(notebook))
+    (tmp_path / "summarize.py").write_text("import mindspore\nclass Summarizer:\n    pass\nprint(Summarizer())\n")
+    results = check_folder(str(tmp_path), Settings(select=("MSP101",)), rules=[Fp32Matmul])
+    assert [f.code for f in results["summarize.ipynb"].findings] == ["MSP101"]
+    assert "Summarizer (built on GPT2LMHeadModel)" in results["summarize.ipynb"].findings[0].message
