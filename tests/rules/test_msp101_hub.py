@@ -204,6 +204,10 @@ def test_gpu_and_cpu_programs_are_silent():
         {"MSP101": [(5, 11)]}  # TRAINER starts with a blank line
     for target in ("GPU", "CPU"):
         assert found(f'mindspore.set_context(device_target="{target}")\n' + TRAINER.format(load="", args="")) == {}
+    collective = "from mindspore.communication import init\ninit({})\n"
+    assert found(collective.format('"hccl"') + TRAINER.format(load="", args="")) == {"MSP101": [(6, 11)]}
+    assert found(collective.format("") + TRAINER.format(load="", args="")) == {"MSP101": [(6, 11)]}
+    assert found(collective.format('"nccl"') + TRAINER.format(load="", args="")) == {}  # NVIDIA's collectives: GPU
 
 
 def test_inference_only_is_silent():
