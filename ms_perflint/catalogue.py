@@ -572,10 +572,6 @@ HALF_PRECISION_FLAGS = ("fp16", "bf16")
 TRAINING_ARGUMENTS_SETTER_PREFIX = "set_"
 #: ``set_context(device_target=...)`` and ``set_device(target)`` (2.3+).
 SET_DEVICE = "mindspore.set_device"
-#: ``mindspore.communication.init(backend_name)``: the collective backend names the device (2.10 docs: "hccl" on
-#: Ascend, "nccl" on GPU, "mccl" on CPU).
-COMMUNICATION_INIT = frozenset(("mindspore.communication.init", "mindspore.communication.management.init"))
-COMMUNICATION_BACKENDS = {"hccl": "Ascend", "nccl": "GPU", "mccl": "CPU"}
 DEVICE_TARGET = "device_target"
 ASCEND = "Ascend"
 DEVICE_TARGETS = frozenset(("Ascend", "GPU", "CPU"))

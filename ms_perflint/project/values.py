@@ -856,16 +856,8 @@ def device(values: Values, program: Program) -> DeviceDecision:
     project = values.project
     targets: List[Known] = []
     complete = True
-    for path, call in project.program_calls(program, (ms.SET_CONTEXT, ms.SET_DEVICE, *ms.COMMUNICATION_INIT)):
-        qualified = project.qualified(path, call)
-        if qualified in ms.COMMUNICATION_INIT:
-            backend = values.resolve(path, call.argument("backend_name", 0), call.scope)
-            named = [replace(k, value=ms.COMMUNICATION_BACKENDS.get(k.value)) for k in backend.values
-                     if isinstance(k.value, str)]
-            if backend.complete and named and all(k.value for k in named):
-                targets.extend(named)  # ``init("nccl")``: a GPU program (``init()`` alone says nothing)
-            continue
-        if qualified == ms.SET_CONTEXT:
+    for path, call in project.program_calls(program, (ms.SET_CONTEXT, ms.SET_DEVICE)):
+        if project.qualified(path, call) == ms.SET_CONTEXT:
             argument = call.kwargs.get(ms.DEVICE_TARGET)
         else:
             argument = call.argument("device_target", 0)

@@ -408,7 +408,7 @@ class Fp32Matmul(Rule):
         message = (f"{_anchor_name(use)} trains{where} a pretrained transformer ({precision.pretrained}) in float32 "
                    f"with no mixed precision: its Dense/MatMul layers run in fp32 on the Cube; load or cast it in "
                    f"float16/bfloat16 (from_pretrained(..., ms_dtype=...), .half()) with loss scaling")
-        check.report(self.code, use.path, use.anchor, message)
+        check.report(self.code, *use.site, message)
 
     # --- AMP on, layers escaping it -----------------------------------------------------------------
 
