@@ -355,6 +355,64 @@ ADD_FLAGS_RECURSIVE = "add_flags_recursive"
 DTYPE_FLAGS = {"fp16": FLOAT16, "bf16": BFLOAT16, "fp32": FLOAT32}
 #: Cell methods that return the cell itself, so a chain still names the same instance.
 RETURNS_SELF = frozenset((TO_FLOAT, ADD_FLAGS_RECURSIVE, "add_flags", "set_train", "set_grad"))
+
+# --- pretrained transformers from a hub (MSP101) -------------------------------------------------
+
+#: Class methods that build a pretrained network from a hub checkpoint (the Hugging Face mechanism mindnlp mirrors:
+#: ``AutoModelForSeq2SeqLM.from_pretrained(name)``; ``from_config`` builds the same architecture untrained).
+HUB_LOADERS = frozenset(("from_pretrained", "from_config"))
+#: Packages whose model classes are the Hugging Face model zoo ported to MindSpore (mindnlp 0.3/0.4's
+#: ``mindnlp.transformers``): their size is not in the project, but nearly every family is a transformer whose work
+#: is Dense/MatMul (BERT-base: 85 M of its 110 M weights are Dense). mindformers is not listed: its models compute in
+#: the ``compute_dtype`` of their config (float16/bfloat16 in its shipped configs), not in float32.
+HUB_MODEL_PACKAGES = ("mindnlp.transformers.",)
+#: Hub model classes are named ``<Family>Model``, ``<Family>For<Task>``, ``<Family>LMHeadModel`` and built on
+#: ``<Family>PreTrainedModel``; ``Auto*`` classes pick the family from the checkpoint.
+HUB_MODEL_CLASS = re.compile(r"^(?P<family>[A-Z][A-Za-z0-9]*?)(PreTrainedModel|Model|For[A-Z][A-Za-z0-9]*|LMHeadModel)$")
+#: Families of the Hugging Face model zoo that are convolutional networks (their work is convolutions: MSP107's, not
+#: MatMul), matched at the start of the class or checkpoint name, lower case (transformers' model list).
+CONVOLUTIONAL_HUB_FAMILIES = ("resnet", "convnext", "regnet", "mobilenet", "mobilevit", "efficientnet", "bit",
+                              "van", "poolformer", "upernet", "timm")
+#: Tasks of ``Auto*`` classes whose checkpoint may be a CNN: reported only when the checkpoint is known.
+VISION_AUTO_TASKS = ("Image", "Object", "Segmentation", "Depth", "Video", "Vision", "Backbone")
+#: ``from_pretrained`` keywords that choose the dtype the weights are loaded (and run) in.
+HUB_DTYPE_KEYWORDS = ("ms_dtype", "torch_dtype", "dtype", "mindspore_dtype")
+#: torch-style module casts: ``half()``/``bfloat16()`` cast every parameter, ``to(dtype)`` the given one.
+MODULE_LOW_CASTS = frozenset(("half", "bfloat16"))
+MODULE_TO = "to"
+#: Calls that wrap a pretrained network and train it (PEFT: LoRA, IA3, prompt tuning keep the base network, whose
+#: MatMuls still run forward and backward), taking it as their first argument.
+HUB_NETWORK_WRAPPERS = frozenset(("mindnlp.peft.get_peft_model", "mindnlp.peft.PeftModel",
+                                  "mindnlp.peft.PeftModel.from_pretrained", "mindnlp.peft.PeftModelForSeq2SeqLM",
+                                  "mindnlp.peft.PeftModelForCausalLM",
+                                  "mindnlp.peft.PeftModelForSequenceClassification"))
+
+
+def hub_transformer(class_name: str, checkpoints: Tuple[str, ...] = (), checkpoints_known: bool = False) -> bool:
+    """A hub model class (``BertForSequenceClassification``, ``GPT2PreTrainedModel``, ``AutoModelForSeq2SeqLM``) that
+    is a transformer: not a convolutional family, and for an ``Auto*`` class not a CNN checkpoint (a vision
+    ``Auto*`` class needs a known checkpoint)."""
+    match = HUB_MODEL_CLASS.match(class_name)
+    if match is None:
+        return False
+    family = match.group("family").lower()
+    if family.startswith("auto"):
+        names = [c.lower().rsplit("/", 1)[-1] for c in checkpoints]
+        if any(name.startswith(CONVOLUTIONAL_HUB_FAMILIES) for name in names):
+            return False
+        return checkpoints_known or not any(task in class_name for task in VISION_AUTO_TASKS)
+    return bool(family) and family not in ("pre", "pretrained") and not family.startswith(CONVOLUTIONAL_HUB_FAMILIES)
+
+
+def hub_model_class(qualified: str) -> str:
+    """``BertModel`` for ``mindnlp.transformers.BertModel`` (or ``...BertModel.from_pretrained``), else ""."""
+    if not qualified.startswith(HUB_MODEL_PACKAGES):
+        return ""
+    parts = qualified.split(".")
+    if parts[-1] in HUB_LOADERS:
+        parts = parts[:-1]
+    return parts[-1] if HUB_MODEL_CLASS.match(parts[-1]) else ""
+
 #: Casting a tensor: ``ops.cast(x, dtype)`` / ``P.Cast()(x, dtype)``.
 CAST_FUNCTIONS = frozenset(("mindspore.ops.cast", "mindspore.mint.cast"))
 CAST_PRIMITIVE = "mindspore.ops.Cast"
@@ -397,6 +455,11 @@ DEFAULT_ASCEND_TARGET = "910b"
 #: Chips whose default precision mode already runs float32 Cube work (MatMul, convolution) in float16: the
 #: Atlas training series (910A) defaults to ``allow_fp32_to_fp16``; A2 and later to ``must_keep_origin_dtype``.
 CASTING_BY_DEFAULT_TARGETS = frozenset(("910a",))
+#: What ``MSContext.get_instance().get_ascend_soc_version()`` returns on each chip (mindformers' version_control.py
+#: compares it with these: 'ascend910' is 910A, 'ascend910b' 910B). Code that sets a precision knob only for some
+#: chips (mindnlp sets ``allow_mix_precision`` on 'ascend910' and 'ascend310b') does not set it on the others.
+ASCEND_SOC_VERSIONS = {"910a": "ascend910", "910b": "ascend910b"}
+ASCEND_SOC_VERSION_METHOD = "get_ascend_soc_version"
 SET_CONTEXT = "mindspore.set_context"
 #: ``get_context("device_target")`` reads back what ``set_context`` set.
 GET_CONTEXT = "mindspore.get_context"
@@ -453,6 +516,20 @@ def is_optimizer(qualified: str) -> bool:
     return qualified.split(".", 1)[0] in MINDSPORE_PACKAGES and (last in OPTIMIZERS or last == "create_optimizer")
 
 
+#: Optimizer modules besides ``mindspore.nn`` (torch-style, ``Optimizer(params, lr=...)``): MindSpore's
+#: ``experimental.optim`` and ``mint.optim`` (2.10), mindnlp 0.4's ``core.optim``.
+OPTIMIZER_MODULES = ("mindspore.experimental.optim.", "mindspore.mint.optim.", "mindnlp.core.optim.")
+#: Their optimizers not named in :data:`OPTIMIZERS`.
+TORCH_STYLE_OPTIMIZERS = frozenset(("AdamW", "NAdam", "RAdam", "RMSprop", "Adam", "SGD", "Adagrad", "Adadelta",
+                                    "Adamax", "ASGD", "Rprop"))
+
+
+def is_parameter_optimizer(qualified: str) -> bool:
+    """An optimizer of a torch-style optimizer module (``mindspore.experimental.optim.AdamW``), which takes the
+    trained network's parameters first."""
+    return qualified.startswith(OPTIMIZER_MODULES) and qualified.rsplit(".", 1)[-1] in TORCH_STYLE_OPTIMIZERS
+
+
 def is_weightless_cell(qualified: str) -> bool:
     """A MindSpore cell with no weights of its own: a loss (``mindspore.nn.MSELoss``,
     ``mindspore.nn.SoftmaxCrossEntropyWithLogits``) or an activation (``mindspore.nn.ReLU``)."""
@@ -471,10 +548,31 @@ GRAD_FUNCTIONS = frozenset(
     ("mindspore.value_and_grad", "mindspore.ops.value_and_grad", "mindspore.grad", "mindspore.ops.grad",
      "mindspore.ops.GradOperation")
 )
+#: mindnlp's torch-style gradient function (``mindnlp.core`` re-exports ``autograd.function.value_and_grad(fn,
+#: params_or_argnums, has_aux=False, attach_grads=True)``; mindnlp 0.4, read in its git history).
+MINDNLP_GRAD_FUNCTIONS = frozenset(("mindnlp.core.value_and_grad", "mindnlp.core.autograd.value_and_grad",
+                                    "mindnlp.core.autograd.function.value_and_grad"))
+GRAD_FUNCTIONS = GRAD_FUNCTIONS | MINDNLP_GRAD_FUNCTIONS
 #: mindformers' training entry points.
 MINDFORMERS_TRAINERS = frozenset(("mindformers.Trainer", "mindformers.trainer.Trainer"))
 MINDFORMERS_TRAIN_METHODS = frozenset(("train", "finetune"))
 MINDFORMERS_RUN_MODES = frozenset(("train", "finetune"))
+#: mindnlp's Hugging-Face-style trainer (``mindnlp.engine``, 0.4): ``Trainer(model=None, args=None, ...)``, trained by
+#: ``trainer.train()``. Its ``TrainingArguments`` accept ``fp16``/``bf16``, but the 0.4 Trainer keeps
+#: ``self.use_amp = False`` and never casts for training (only ``fp16_full_eval``/``bf16_full_eval`` cast, for
+#: evaluation): read in mindnlp's sources (mindnlp/engine/trainer/base.py, train_args/base.py, git history).
+MINDNLP_TRAINERS = frozenset(("mindnlp.engine.Trainer", "mindnlp.engine.trainer.Trainer",
+                              "mindnlp.engine.trainer.base.Trainer"))
+MINDNLP_TRAINER_MODEL = Param("model", 0)
+MINDNLP_TRAINER_ARGS = Param("args", 1)
+MINDNLP_TRAINING_ARGUMENTS = frozenset(("mindnlp.engine.TrainingArguments", "mindnlp.engine.train_args.TrainingArguments",
+                                        "mindnlp.engine.train_args.base.TrainingArguments",
+                                        "mindnlp.engine.Seq2SeqTrainingArguments",
+                                        "mindnlp.engine.train_args.seq2seq.Seq2SeqTrainingArguments"))
+#: ``TrainingArguments`` flags that ask for half-precision training.
+HALF_PRECISION_FLAGS = ("fp16", "bf16")
+#: ``TrainingArguments.set_training/set_optimizer/...`` return the arguments themselves.
+TRAINING_ARGUMENTS_SETTER_PREFIX = "set_"
 #: ``set_context(device_target=...)`` and ``set_device(target)`` (2.3+).
 SET_DEVICE = "mindspore.set_device"
 DEVICE_TARGET = "device_target"

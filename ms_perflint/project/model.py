@@ -182,6 +182,8 @@ class Project:
         if candidates and any(c.endswith(".ipynb") for c in candidates):
             # A notebook names its own definitions through its module; no other file can import it.
             candidates = [c for c in candidates if not c.endswith(".ipynb") or c == importer]
+            if importer in candidates:
+                return importer  # not a sibling ``.py`` of the same stem (often the notebook's export, or another script)
         if not candidates:
             return None
         if len(candidates) == 1:
@@ -360,7 +362,13 @@ class Project:
         return before[-1] if before else None
 
     def _in_project(self, reference: str, path: str) -> bool:
-        return self.resolve(reference, path) is not None
+        """The project defines what ``reference`` names. A name its module does not define is not the project's: a
+        MindSpore-family package linted as a project (mindnlp 0.6) no longer holds an API its examples import from an
+        older release (``mindnlp.engine.Trainer``, ``mindnlp.transformers.BertModel``)."""
+        symbol = self.resolve(reference, path)
+        if symbol is None:
+            return False
+        return symbol.kind != "variable" or self._defines(symbol.path, symbol.name.split(".", 1)[0], 0)
 
     def qualified(self, path: str, call: Call) -> str:
         """The catalogue name of a call's callee ("" when it is a project definition or unnamed)."""
@@ -767,7 +775,8 @@ class Project:
     # --- training -----------------------------------------------------------------------------
 
     def is_training_call(self, path: str, call: Call) -> bool:
-        """A call that trains: ``Model.train``/``fit``, a train-step cell, a gradient function, a mindformers trainer."""
+        """A call that trains: ``Model.train``/``fit``, a train-step cell, a gradient function, a mindformers or mindnlp
+        trainer."""
         return self.training_kind(path, call) is not None
 
     def training_kind(self, path: str, call: Call) -> Optional[str]:
@@ -788,7 +797,7 @@ class Project:
             made_by = self.made_by(path, call.receiver)
             if made_by == ms.MODEL:
                 return "model"
-            if made_by in ms.MINDFORMERS_TRAINERS:
+            if made_by in ms.MINDFORMERS_TRAINERS or made_by in ms.MINDNLP_TRAINERS:
                 return "trainer"
         if call.method in ms.MINDFORMERS_TRAIN_METHODS and call.receiver is not None:
             if self.made_by(path, call.receiver) in ms.MINDFORMERS_TRAINERS:

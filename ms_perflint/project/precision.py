@@ -9,6 +9,7 @@ cells, and says for each site what covers it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
@@ -78,6 +79,9 @@ class ProgramPrecision:
     unknown_casts: bool = False
     #: The whole network is kept in float32 on purpose.
     deliberate_fp32: bool = False
+    #: The network is (or holds, or is built on) a pretrained transformer from a hub, described as the user wrote it
+    #: (``AutoModelForSeq2SeqLM.from_pretrained``): MatMul-heavy although its layers are not in the project.
+    pretrained: str = ""
 
     @property
     def has_mixed_precision(self) -> bool:
@@ -97,6 +101,8 @@ class ProgramPrecision:
         """Enough float32 MatMul work to matter (MSP101's bound): a million weights in MatMul layers, or several
         MatMuls of sizes only known at run time (attention products, config-sized layers). One MatMul -- a CNN's
         classifier head -- is not: the network's work is elsewhere (its convolutions are MSP107's)."""
+        if self.pretrained:
+            return True  # a hub transformer: its Dense/MatMul layers are most of its work, whatever its size
         sites = self.fp32_sites()
         layers = sum(site.count for site in sites)
         if layers < 2:
@@ -135,17 +141,178 @@ def program_precisions(check, training: Training, program: Program) -> List[Prog
         if use.kind == "model" and use.network.kind == CALL and (use.path, use.network.data) in steps:
             continue  # ``Model(TrainOneStepCell(...))``: one training, decided at its train step
         classes = training.network_classes(use.path, use.network, use.anchor.scope)
-        if not classes:
+        hub = hub_network(project, values, training, use.path, use.network, use.anchor.scope)
+        if not classes and hub is None:
             continue
         composition = training.composition(classes)
         precision = ProgramPrecision(program, use)
         used = used_attributes(project, composition)
         precision.sites = [site for site in _sites(project, values, training.building_scopes(composition))
                            if _runs(project, site, used)]
-        _mechanisms(project, values, program, precision)
+        _mechanisms(project, values, program, precision, check.ascend_target(program))
         _casts(project, values, training, program, composition, precision)
+        if hub is not None:
+            precision.pretrained = hub.name
+            _hub_coverage(project, values, training, program, precision, hub)
         found.append(precision)
     return found
+
+
+# --- pretrained transformers from a hub --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HubNetwork:
+    """A pretrained transformer the program trains: what built it and how the user named it."""
+
+    #: ``AutoModelForSeq2SeqLM.from_pretrained``, or ``GPT2ForSummarization (built on GPT2LMHeadModel)``.
+    name: str
+    #: The call that built it, where known (its dtype keywords, its casts are looked up from there).
+    path: str = ""
+    call: Optional[Call] = None
+
+
+def hub_network(project: Project, values: Values, training: Training, path: str, network: Value,
+                scope: int) -> Optional[HubNetwork]:
+    """The pretrained hub transformer a network value is (through PEFT and MindSpore wrappers): built by a hub
+    loader or a hub model class (``BertForSequenceClassification.from_pretrained(...)``, ``T5Model(config)``), or an
+    instance of a project class built on one or holding one (``class Summarizer(GPT2LMHeadModel)``,
+    ``self.bert = BertModel.from_pretrained(...)``); None for anything else, a convolutional family included."""
+    unwrapped = training.unwrap(path, network)
+    found = _hub_made(project, values, path, unwrapped, scope)
+    if found is not None:
+        return found
+    for cls in sorted(project.instance_classes(path, unwrapped, scope)):
+        for current in project.ancestry(cls):
+            facts = project.class_facts(current)
+            if facts is None:
+                continue
+            base = next((b for b in facts.bases if ms.hub_transformer(ms.hub_model_class(b))), None)
+            if base is not None:
+                call = project.python[path].call(unwrapped.data) if unwrapped.kind == CALL else None
+                return HubNetwork(f"{cls[1]} (built on {ms.hub_model_class(base)})", path, call)
+            init = facts.methods.get("__init__", facts.scope)
+            for value in facts.attrs.values():
+                held = _hub_made(project, values, current[0], value, init)
+                if held is not None:
+                    return HubNetwork(f"{cls[1]} (holding {held.name})", held.path, held.call)
+    return None
+
+
+def _hub_made(project: Project, values: Values, path: str, value: Value, scope: int) -> Optional[HubNetwork]:
+    """A hub transformer built by the call ``value`` holds (a loader, or a hub model class built from a config)."""
+    made = project.made_by(path, value, scope=scope)
+    name = ms.hub_model_class(made)
+    if not name:
+        return None
+    found = project.making_call(path, value, made)
+    checkpoints: Tuple[str, ...] = ()
+    known = False
+    if found is not None and made.rsplit(".", 1)[-1] in ms.HUB_LOADERS:
+        resolved = values.resolve(found[0], found[1].argument("pretrained_model_name_or_path", 0), found[1].scope)
+        checkpoints = tuple(str(k.value) for k in resolved.values if isinstance(k.value, str))
+        known = resolved.complete and bool(checkpoints) and len(checkpoints) == len(resolved.values)
+    if not ms.hub_transformer(name, checkpoints, known):
+        return None
+    loader = made.rsplit(".", 1)[-1]
+    label = f"{name}.{loader}" if loader in ms.HUB_LOADERS else name
+    return HubNetwork(label, found[0], found[1]) if found is not None else HubNetwork(label)
+
+
+def _hub_coverage(project: Project, values: Values, training: Training, program: Program,
+                  precision: ProgramPrecision, hub: HubNetwork) -> None:
+    """What makes a hub transformer run in low precision: the dtype it is loaded in (``ms_dtype=``, also
+    ``torch_dtype``/``dtype``), a cast of the loaded network (``half()``, ``bfloat16()``, ``to(float16)``), and
+    mindnlp's ``TrainingArguments(fp16=True | bf16=True)``. Unknown values cover; an explicit float32 is deliberate."""
+    if hub.call is not None:
+        call = hub.call
+        for keyword in ms.HUB_DTYPE_KEYWORDS:
+            value = call.kwargs.get(keyword)
+            if value is not None:
+                _hub_dtype(precision, _dtype(values, hub.path, value, call.scope), f"{keyword}= at {hub.path}:{call.line}")
+        if call.double_star:
+            precision.levels.append(("?", f"**kwargs of {hub.path}:{call.line}"))
+        for path, cast in project.calls_matching(_is_module_cast):
+            if (path, cast.scope) not in program.scopes or cast.receiver is None:
+                continue
+            held = hub_network(project, values, training, path, cast.receiver, cast.scope)
+            if held is None or held.call is None or (held.path, held.call.id) != (hub.path, call.id):
+                continue
+            _hub_dtype(precision, _module_cast_dtype(values, path, cast), f"{cast.method}() at {path}:{cast.line}")
+    if precision.use.kind == "trainer":
+        _trainer_precision(project, values, program, precision)
+
+
+def _hub_dtype(precision: ProgramPrecision, dtype: Optional[str], where: str) -> None:
+    if dtype == FP32:
+        precision.deliberate_fp32 = True
+    elif dtype is not None:
+        precision.levels.append(("?" if dtype == UNKNOWN_DTYPE else "O3", where))
+
+
+def _is_module_cast(project: Project, path: str, call: Call) -> bool:
+    return call.receiver is not None and call.method in (*ms.MODULE_LOW_CASTS, ms.MODULE_TO)
+
+
+def _module_cast_dtype(values: Values, path: str, call: Call) -> Optional[str]:
+    """LOW for ``half()``/``bfloat16()``; for ``to(...)`` the dtype it names (None when it names a device)."""
+    if call.method in ms.MODULE_LOW_CASTS:
+        return LOW
+    value = call.argument("dtype", 0)
+    if value is None:
+        return None
+    found = values.resolve(path, value, call.scope)
+    if found.complete and found.values and all(isinstance(k.value, str) and ms.dtype_of("mindspore." + k.value) is None
+                                               for k in found.values):
+        return None  # ``to("npu")``: a device
+    dtype = _dtype(values, path, value, call.scope)
+    return dtype if dtype != UNKNOWN_DTYPE or "dtype" in call.kwargs else None
+
+
+def _trainer_precision(project: Project, values: Values, program: Program, precision: ProgramPrecision) -> None:
+    """mindnlp ``Trainer(args=TrainingArguments(fp16=True))``: a half-precision flag on, or arguments the linter
+    cannot see, count as mixed precision (mindnlp 0.4's Trainer in fact ignores the flags for training: see the
+    catalogue; the user has asked for it, and the linter does not claim otherwise)."""
+    trainer = precision.use.anchor
+    path = precision.use.path
+    where = f"{path}:{trainer.line}"
+    args = trainer.argument(ms.MINDNLP_TRAINER_ARGS.keyword, ms.MINDNLP_TRAINER_ARGS.position)
+    if args is None:
+        if trainer.may_pass(ms.MINDNLP_TRAINER_ARGS.keyword, ms.MINDNLP_TRAINER_ARGS.position):
+            precision.levels.append(("?", where))
+        return
+    made = _training_arguments(project, path, args)
+    if made is None:
+        precision.levels.append(("?", f"training arguments at {where}"))
+        return
+    args_path, call = made
+    for flag in ms.HALF_PRECISION_FLAGS:
+        value = call.kwargs.get(flag)
+        if value is None:
+            if call.double_star:
+                precision.levels.append(("?", f"{args_path}:{call.line}"))
+            continue
+        found = values.resolve(args_path, value, call.scope, program=program)
+        if not found.complete or not found.values or any(k.value is not False for k in found.values):
+            precision.levels.append(("?" if not found.complete else "O2", f"{flag}= at {args_path}:{call.line}"))
+
+
+def _training_arguments(project: Project, path: str, value: Value) -> Optional[Tuple[str, Call]]:
+    """The ``TrainingArguments(...)`` call a value holds, through its ``set_*`` methods (each returns the arguments)."""
+    setter = re.compile(rf"\.{ms.TRAINING_ARGUMENTS_SETTER_PREFIX}\w+\(")
+    for _ in range(8):
+        if value.kind == OP and value.data == "derived" and len(value.parts) == 1 and setter.search(value.text):
+            value = value.parts[0]  # ``args.set_optimizer(...)``: a method the analysis does not record
+            continue
+        call = project.python[path].call(value.data) if value.kind == CALL else None
+        if call is None or not call.method.startswith(ms.TRAINING_ARGUMENTS_SETTER_PREFIX) or call.receiver is None:
+            break
+        value = call.receiver
+    for name in sorted(ms.MINDNLP_TRAINING_ARGUMENTS):
+        found = project.making_call(path, value, name)
+        if found is not None:
+            return found
+    return None
 
 
 # --- sites -----------------------------------------------------------------------------------------
@@ -230,10 +397,13 @@ _MECHANISMS = frozenset((*ms.LOSS_SCALING, *ms.AMP_ENTRIES, ms.CUSTOM_MIXED_PREC
                          ms.MATMUL_ALLOW_HF32, ms.SET_CONTEXT))
 
 
-def _mechanisms(project: Project, values: Values, program: Program, precision: ProgramPrecision) -> None:
+def _mechanisms(project: Project, values: Values, program: Program, precision: ProgramPrecision,
+                target: str = ms.DEFAULT_ASCEND_TARGET) -> None:
     for path, call in project.program_calls(program, _MECHANISMS):
         qualified = project.qualified(path, call)
         where = f"{path}:{call.line}"
+        if qualified in _KNOBS and _other_chips_only(call, target):
+            continue  # ``if soc in ("ascend910", ...): precision_mode(...)``: not set on the chip the code runs on
         if qualified in ms.LOSS_SCALING and project.training_kind(path, call) == "step":
             # A train step that scales its loss is built for float16 layers (``Model`` instead says so
             # with ``amp_level``; a loss scale manager alone changes nothing there).
@@ -258,6 +428,41 @@ def _mechanisms(project: Project, values: Values, program: Program, precision: P
                     config.data, dict) and "precision_mode" in config.data else None
                 if mode is not None or config.kind != LIT:
                     _precision_mode(values, path, call, mode, where, precision)
+
+
+_KNOBS = frozenset((ms.PRECISION_MODE, ms.MATMUL_ALLOW_HF32, ms.SET_CONTEXT))
+
+
+def _other_chips_only(call: Call, target: str) -> bool:
+    """A guard of the call compares the chip's SoC version (``get_ascend_soc_version()``) with chip names and fails on
+    the ``ascend-target`` chip: ``SOC in ("ascend910", "ascend310b")``, ``'910b' not in SOC``, ``SOC == ...``."""
+    soc = ms.ASCEND_SOC_VERSIONS.get(target)
+    if soc is None:
+        return False
+    return any(_soc_test(condition, soc) not in (None, holds) for condition, holds in call.guards)
+
+
+def _soc_test(condition: Value, soc: str) -> Optional[bool]:
+    """What a test of the SoC version gives on ``soc``; None when it is not such a test (or not known)."""
+    if condition.kind != OP or condition.data not in ("==", "!=", "in", "not in") or len(condition.parts) != 2:
+        return None
+    left, right = condition.parts
+    if _is_soc_version(left) and right.kind == LIT and isinstance(right.data, str):
+        result = soc == right.data if condition.data in ("==", "!=") else soc in right.data
+    elif _is_soc_version(left) and right.kind == OP and right.data in ("tuple", "list") and right.parts and all(
+            p.kind == LIT and isinstance(p.data, str) for p in right.parts):
+        if condition.data not in ("in", "not in"):
+            return None
+        result = soc in {p.data for p in right.parts}
+    elif _is_soc_version(right) and left.kind == LIT and isinstance(left.data, str):
+        result = soc == left.data if condition.data in ("==", "!=") else left.data in soc
+    else:
+        return None
+    return result if condition.data in ("==", "in") else not result
+
+
+def _is_soc_version(value: Value) -> bool:
+    return value.text.replace(" ", "").endswith(f".{ms.ASCEND_SOC_VERSION_METHOD}()")
 
 
 def _amp_entry(values: Values, path: str, call: Call, qualified: str, where: str,

@@ -22,7 +22,7 @@ from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 
 #: MindSpore cells that wrap a network and take it as their first argument.
 WRAPPERS = frozenset((*ms.TRAIN_STEP_CELLS, "mindspore.nn.WithLossCell", "mindspore.nn.WithEvalCell",
-                      "mindspore.nn.WithGradCell", "mindspore.nn.DistributedGradReducer"))
+                      "mindspore.nn.WithGradCell", "mindspore.nn.DistributedGradReducer", *ms.HUB_NETWORK_WRAPPERS))
 #: Methods that hand over a network's parameters to an optimizer.
 PARAMETER_METHODS = frozenset(("trainable_params", "get_parameters", "parameters_dict"))
 
@@ -34,7 +34,8 @@ class NetworkUse:
     path: str
     anchor: Call
     network: Value
-    #: ``model`` (a Model), ``step`` (a train-step cell) or ``optimizer`` (a custom loop).
+    #: ``model`` (a Model), ``step`` (a train-step cell), ``trainer`` (mindnlp's Trainer) or ``optimizer`` (a custom
+    #: loop).
     kind: str
     #: Where a finding about this training goes when not at ``anchor``: a custom loop's gradient function
     #: (``value_and_grad(...)``, the train step's construction), whose optimizer only names the network.
@@ -154,6 +155,12 @@ class Training:
         if kind == "step":
             network = call.argument("network", 0)
             return NetworkUse(path, call, network, "step") if network is not None else None
+        if kind == "trainer":
+            for trainer in sorted(ms.MINDNLP_TRAINERS):
+                made = self.project.making_call(path, call.receiver, trainer)
+                if made is not None:
+                    network = made[1].argument(ms.MINDNLP_TRAINER_MODEL.keyword, ms.MINDNLP_TRAINER_MODEL.position)
+                    return NetworkUse(made[0], made[1], network, "trainer") if network is not None else None
         return None
 
     def _parameters_owner(self, path: str, value: Optional[Value]) -> Optional[Value]:
@@ -760,5 +767,8 @@ def _size_of(value, dims: int) -> Optional[int]:
 
 
 def _calls_nn(project: Project, path: str, call: Call) -> bool:
-    """A call of something in ``mindspore.nn`` (an optimizer takes the network's parameters)."""
-    return project.qualified(path, call).startswith("mindspore.nn.")
+    """A call of something in ``mindspore.nn``, or of an optimizer of another MindSpore-family module
+    (``mindspore.experimental.optim.AdamW``, ``mindnlp.core.optim.AdamW``): an optimizer takes the network's
+    parameters."""
+    qualified = project.qualified(path, call)
+    return qualified.startswith("mindspore.nn.") or ms.is_parameter_optimizer(qualified)

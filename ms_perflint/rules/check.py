@@ -120,11 +120,14 @@ class Check:
         source = settings.mindspore_version_source.replace("inferred from ", "") or "the mindspore-version setting"
         return f"MindSpore {settings.mindspore_version} per {source}"
 
+    def ascend_target(self, program: Program) -> str:
+        """The program's chip: the ``ascend-target`` option."""
+        options = self._settings_for(program.entry).rule_options
+        return options.get(ms.ASCEND_TARGET_OPTION, self.defaults.get(ms.ASCEND_TARGET_OPTION, ms.DEFAULT_ASCEND_TARGET))
+
     def casts_by_default(self, program: Program) -> bool:
         """The program's chip (the ``ascend-target`` option) runs float32 Cube work in float16 by default (910A)."""
-        options = self._settings_for(program.entry).rule_options
-        target = options.get(ms.ASCEND_TARGET_OPTION, self.defaults.get(ms.ASCEND_TARGET_OPTION, ms.DEFAULT_ASCEND_TARGET))
-        return target in ms.CASTING_BY_DEFAULT_TARGETS
+        return self.ascend_target(program) in ms.CASTING_BY_DEFAULT_TARGETS
 
     def ascend(self, program: Program) -> DeviceDecision:
         """Does the program run on Ascend (memoised)?"""

@@ -60,9 +60,25 @@ class Fp32Matmul(Rule):
               float32; and an operand cast back to float32 right before a MatMul keeps it float32 under any
               level. Those layers are reported one by one.
 
+            - **A pretrained transformer from a hub, fine-tuned in float32** (no dtype at load, no cast, no
+              mixed precision): one finding at the training call naming the loader
+              (`AutoModelForSeq2SeqLM.from_pretrained`), whatever the model's size, which the project does not
+              hold. A hub network is one built by `from_pretrained`/`from_config` or by a model class of
+              `mindnlp.transformers` (named `<Family>Model`, `<Family>For<Task>`, `<Family>LMHeadModel`), an
+              instance of a project class built on one (`class Summarizer(GPT2LMHeadModel)`), or a project
+              module holding one (`self.bert = BertModel.from_pretrained(...)`); PEFT wrappers
+              (`get_peft_model`, `PeftModel`) keep the base network, whose MatMuls still run forward and backward.
+              The family decides, not a list of models: transformer families (BERT, T5, GPT-2, BEiT, ViT, ...)
+              count; the convolutional families of the same zoo (ResNet, ConvNeXt, RegNet, MobileNet, MobileViT,
+              EfficientNet, BiT, VAN, PoolFormer, UperNet, timm backbones) do not; an `Auto*` class counts
+              unless its checkpoint names one of those families, and a vision `Auto*` class
+              (`AutoModelForImageClassification`) only with a checkpoint the linter can read.
+
             The network is what the program trains: `Model(network, ...)`, the network of a train-step cell
-            (through `WithLossCell`), or the cell whose `trainable_params()` an optimizer receives; and
-            every Cell it builds, across files, through factories and registries.
+            (through `WithLossCell`), the `model=` of mindnlp's `Trainer` (trained by `trainer.train()`), or the
+            cell whose `trainable_params()` an optimizer receives (`mindspore.nn`, `mindspore.experimental.optim`,
+            `mindspore.mint.optim`, `mindnlp.core.optim`); and every Cell it builds, across files, through
+            factories and registries. mindnlp's torch-style `mindnlp.core.value_and_grad` is a gradient function.
         """,
         why_bad="""
             The Cube unit of Ascend's AI Core, which does matrix products, is built for float16 and bfloat16.
@@ -96,13 +112,20 @@ class Fp32Matmul(Rule):
             `mindspore.amp.auto_mixed_precision(net, "O2")` and add loss scaling. The layer-level fix chains
             `.to_float(mstype.float16)` on an `nn.Linear` that escapes O1 (spelled with the file's own
             imports); functional MatMuls and `@` get no fix: cast their operands to float16.
+
+            A pretrained transformer gets no fix. Loading it in float16 (`ms_dtype=mindspore.float16`) or
+            `model.half()` trains the weights themselves in half precision, which changes the fine-tuning's
+            numerics and needs loss scaling -- a decision, not an edit. `TrainingArguments(fp16=True)` is not offered
+            either: mindnlp 0.4's `Trainer` accepts the flag but keeps `use_amp = False` and never casts for
+            training (only `fp16_full_eval`/`bf16_full_eval` cast, for evaluation; read in mindnlp's
+            `engine/trainer/base.py` and `engine/train_args/base.py`).
         """,
         programs="""
             Programs that train on Ascend: scripts and notebooks that call `Model.train`/`fit`, build a
             train-step cell, use a gradient function, or run a mindformers trainer -- and the network they
             train, wherever it is defined. A program that pins `device_target`/`set_device` to GPU or CPU
-            (in code, argparse defaults, configs or launch scripts) is not an Ascend program; an unknown
-            target counts as Ascend. Cells no training program trains (a module zoo's unused classes, an
+            (in code, argparse defaults, configs or launch scripts), or starts NVIDIA's collectives
+            (`mindspore.communication.init("nccl")`), is not an Ascend program; an unknown target counts as Ascend. Cells no training program trains (a module zoo's unused classes, an
             eval-only converted model, a `__main__` demo) are not reported. Each training call is decided on
             its own: a second `Model(...)` that trains a second phase in float32 gets its own finding, whatever
             the first one's `amp_level`. An `amp_level` chosen by `if device_target == "Ascend":` takes the arm
@@ -112,12 +135,24 @@ class Fp32Matmul(Rule):
             - programs with mixed precision: an AMP level that casts (`"O1"`, `"O2"`, `"O3"`, `"auto"`) or is
               not known (read from a config the linter cannot see), an Ascend precision knob
               (`precision_mode(...)` other than `must_keep_origin_dtype`/`force_fp32`, `matmul_allow_hf32(True)`,
-              `set_context(ascend_config={"precision_mode": ...})`), `to_float(float16)` on the network;
+              `set_context(ascend_config={"precision_mode": ...})`), `to_float(float16)` on the network; a knob set
+              only under a test of the SoC version that the `ascend-target` chip fails (mindnlp sets
+              `allow_mix_precision` when `get_ascend_soc_version()` is 'ascend910' or 'ascend310b') does not
+              count;
+            - pretrained transformers loaded in a low or unknown dtype (`from_pretrained(..., ms_dtype=` /
+              `torch_dtype=` / `dtype=` float16 or bfloat16, or a value the linter cannot know), cast after loading
+              (`half()`, `bfloat16()`, `to(float16)`, `to(dtype=...)`, `to_float(...)`; `to("npu")` moves, it does
+              not cast), or trained by mindnlp's `Trainer` with `TrainingArguments(fp16=True)` or `bf16=True` (or
+              arguments the linter cannot see). The flags count although mindnlp 0.4 ignores them for training
+              (see the fix notes): the author asked for half precision, and the linter does not second-guess the
+              library's version. An explicit float32 at load is deliberate;
             - networks whose precision is managed by hand: some layers set to float16 with `to_float`
               (as the model zoo's BERT does with `compute_type`) -- the rest is the author's choice;
             - deliberate float32: `to_float(mstype.float32)`, `add_flags_recursive(fp32=True)`,
               `cast_model_type=mstype.float32`, an explicit `dtype=` on Dense/Linear;
-            - networks whose MatMul work is small: one classifier head, LeNet-sized layers;
+            - networks whose MatMul work is small: one classifier head, LeNet-sized layers; convolutional families
+              loaded from a hub;
+            - programs that only load and run a hub model (`generate`, evaluation): nothing trains it;
             - networks the linter cannot identify (built by a registry from a name it cannot resolve);
             - the 910a target, whose default precision mode already casts.
         """,
@@ -351,6 +386,9 @@ class Fp32Matmul(Rule):
         if key in reported:
             return
         reported.add(key)
+        if precision.pretrained:
+            self._pretrained(check, precision)
+            return
         largest = max(sites, key=lambda s: (s.weights or 0))
         biggest = f"largest: {largest.describe()}" if largest.weights else f"for example {largest.describe()}"
         where = "" if use.path == precision.program.entry else f" (trained by {precision.program.entry})"
@@ -361,6 +399,16 @@ class Fp32Matmul(Rule):
         message = (f"{_anchor_name(use)} trains{where} in float32 with no mixed precision: {layers} MatMul-family "
                    f"layers run in fp32 on the Cube ({biggest}); {switch}")
         check.report(self.code, *use.site, message, fix)
+
+    def _pretrained(self, check: Check, precision: ProgramPrecision) -> None:
+        """A hub transformer fine-tuned in float32: no automatic fix (loading it in float16 changes the training's
+        numerics, and mindnlp 0.4's Trainer does not apply ``fp16=True``)."""
+        use = precision.use
+        where = "" if use.path == precision.program.entry else f" (trained by {precision.program.entry})"
+        message = (f"{_anchor_name(use)} trains{where} a pretrained transformer ({precision.pretrained}) in float32 "
+                   f"with no mixed precision: its Dense/MatMul layers run in fp32 on the Cube; load or cast it in "
+                   f"float16/bfloat16 (from_pretrained(..., ms_dtype=...), .half()) with loss scaling")
+        check.report(self.code, *use.site, message)
 
     # --- AMP on, layers escaping it -----------------------------------------------------------------
 
@@ -379,7 +427,8 @@ class Fp32Matmul(Rule):
 
 
 def _anchor_name(use: NetworkUse) -> str:
-    return {"model": "Model(...)", "step": "This train step", "optimizer": "This custom training loop"}[use.kind]
+    return {"model": "Model(...)", "step": "This train step", "trainer": "Trainer(...)",
+            "optimizer": "This custom training loop"}[use.kind]
 
 
 def _layer_fix(check: Check, site: MatmulSite) -> Optional[Fix]:

@@ -308,7 +308,8 @@ class Fp32ConvTraining(Rule):
 
 def _message(precision: ProgramPrecision, weights: int) -> str:
     use = precision.use
-    anchor = {"model": "Model(...)", "step": "This train step", "optimizer": "This custom training loop"}[use.kind]
+    anchor = {"model": "Model(...)", "step": "This train step", "trainer": "Trainer(...)",
+              "optimizer": "This custom training loop"}[use.kind]
     where = "" if use.path == precision.program.entry else f" (trained by {precision.program.entry})"
     switch = 'pass amp_level="O2" (or "O3")' if use.kind == "model" else \
         'wrap the network with amp.auto_mixed_precision(net, "O2") for this custom training loop'
