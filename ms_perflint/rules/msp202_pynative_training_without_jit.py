@@ -9,6 +9,7 @@ from ms_perflint.analysis.facts import Call
 from ms_perflint.findings import FixAvailability
 from ms_perflint.project.model import Program
 from ms_perflint.project.modes import PYNATIVE, ModeSetting, execution_mode, jit_in
+from ms_perflint.project.precision import hub_network
 from ms_perflint.project.training import Training
 from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
 from ms_perflint.rules.check import Check
@@ -106,6 +107,10 @@ class PynativeTrainingWithoutJit(Rule):
               with numpy or reads a tensor on the host (`int(self.queue_ptr)`, `.asnumpy()`, `.item()`) -- compiled,
               the read fails or the random numbers are frozen into the graph, so jit needs a rewrite first
               (a StyleGAN port and a MoCo queue on the development set);
+            - programs that fine-tune a pretrained transformer from a model hub (`mindnlp.transformers`, as
+              MSP101 recognises it): the network's code is the library's, written for PyNative, and whether it
+              compiles under jit is not the program's to change (a report-1 finding on a mindnlp fine-tune was
+              judged not worth acting on for that reason);
             - programs on GPU or CPU, evaluation and inference programs, a gradient function with no optimizer
               (saliency maps, adversarial examples).
         """,
@@ -208,7 +213,8 @@ class PynativeTrainingWithoutJit(Rule):
             with check.deciding(program.entry):
                 if not check.ascend(program).ascend or not _trains_steps(check, training, program):
                     continue
-                if jit_in(project, program) is not None or _eager_only(check, training, program):
+                if jit_in(project, program) is not None or _eager_only(check, training, program) \
+                        or _hub_trained(check, training, program):
                     continue
                 mode = execution_mode(check.values, program)
                 if mode.only(PYNATIVE):
@@ -246,6 +252,13 @@ def _trains_steps(check: Check, training: Training, program: Program) -> bool:
     if kinds & {"model", "step"}:
         return True
     return any(use.kind == "optimizer" for use in training.networks(program))
+
+
+def _hub_trained(check: Check, training: Training, program: Program) -> bool:
+    """The program fine-tunes a pretrained transformer from a model hub (``mindnlp.transformers``): its code is the
+    library's, written for PyNative, and whether it compiles under jit is not the program's to change."""
+    return any(hub_network(check.project, check.values, training, use.path, use.network, use.anchor.scope)
+               for use in training.networks(program))
 
 
 def _eager_only(check: Check, training: Training, program: Program) -> str:

@@ -381,3 +381,22 @@ def test_a_default_mode_finding_goes_to_the_entry_s_call_of_the_project_step_not
     found = check_project(root)
     assert [item for item in found.get("train.py", []) if item[0] == "MSP202"] == [("MSP202", 14, 12)]
     assert not [item for item in found.get("src/steps.py", []) if item[0] == "MSP202"]
+
+
+def test_fine_tuning_a_hub_transformer_is_silent():
+    # mindnlp's models are written for PyNative: compiling them is the library's business, not the script's
+    code = """
+        import mindspore as ms
+        from mindnlp.transformers import AutoModelForSequenceClassification
+        if __name__ == "__main__":
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+            model = AutoModelForSequenceClassification.from_pretrained("bert-base-cased", num_labels=2)
+            optimizer = ms.nn.AdamWeightDecay(model.trainable_params(), 2e-5)
+            grad_fn = ms.value_and_grad(forward, None, optimizer.parameters)
+            for batch in data:
+                loss, grads = grad_fn(batch)
+                optimizer(grads)
+    """
+    assert at(code) == []
+    assert at(code.replace('AutoModelForSequenceClassification.from_pretrained("bert-base-cased", num_labels=2)',
+                           "Net()")) != []
