@@ -53,10 +53,10 @@ from mindspore.train import Model
 from model import Net
 
 if __name__ == "__main__":
-    ms.set_context(device_target="Ascend")
+    ms.set_context(device_target="Ascend", mode=ms.GRAPH_MODE)
     net = Net(load_config())
     opt = nn.Adam(net.trainable_params())
-    Model(net, loss_fn=nn.MSELoss(), optimizer=opt, amp_level="O2").train(10, dataset)
+    Model(net, loss_fn=nn.MSELoss(), optimizer=opt, amp_level="O2").train(10, dataset, dataset_sink_mode=True)
 """
 
 
