@@ -348,3 +348,29 @@ print("done")
                                timeout=60)
     assert completed.stdout.strip() == "done", completed.stderr
     _findings(tmp_path, {"train.py": _call_cycle(7)})
+
+
+def test_a_cell_handed_an_instance_of_its_own_class_is_counted_once(tmp_path: Path):
+    # a held-out Transformer nests a stage in a stage: counting the weights of the networks a class keeps from
+    # its callers went round the class forever (MSP107's convolution count)
+    source = HEADER + """
+
+class Leaf(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(256, 256, 3)
+
+    def construct(self, x):
+        return self.conv(x)
+
+
+class Stage(nn.Cell):
+    def __init__(self, inner):
+        super().__init__()
+        self.conv = nn.Conv2d(256, 256, 3)
+        self.inner = inner
+
+    def construct(self, x):
+        return self.inner(self.conv(x))
+""" + TRAIN.format(network="Stage(Stage(Leaf()))")
+    _findings(tmp_path, {"train.py": source})

@@ -567,6 +567,9 @@ class ParameterCount:
         self.project = project
         self.values = values
         self._scopes: Dict[ScopeRef, Optional[int]] = {}
+        #: Classes being counted now: a class that holds an instance of itself (through the networks its callers
+        #: hand it) is unknown, not an endless count.
+        self._counting: Set[ClassRef] = set()
 
     @classmethod
     def shared(cls, project: Project, values) -> "ParameterCount":
@@ -590,6 +593,15 @@ class ParameterCount:
         return counted if counted is not None else _family(cls[1])
 
     def _counted(self, cls: ClassRef) -> Optional[int]:
+        if cls in self._counting:
+            return None
+        self._counting.add(cls)
+        try:
+            return self._counted_once(cls)
+        finally:
+            self._counting.discard(cls)
+
+    def _counted_once(self, cls: ClassRef) -> Optional[int]:
         total = 0
         for current in self.project.ancestry(cls):
             facts = self.project.class_facts(current)
