@@ -900,6 +900,10 @@ ENVIRONMENT = frozenset(("os.environ", "os.putenv", "os.environ.setdefault"))
 
 # --- what a call site is recorded for ---------------------------------------------------------
 
+#: Methods that give a network's parameters to an optimizer or a gradient function; ``parameters()`` is the
+#: torch-style spelling of mindnlp's modules.
+PARAMETER_METHODS = frozenset(("trainable_params", "get_parameters", "parameters_dict", "parameters"))
+
 #: Method names worth recording on any receiver (the receiver's type is decided later).
 INTERESTING_METHODS = frozenset(
     (
@@ -908,7 +912,7 @@ INTERESTING_METHODS = frozenset(
         "construct", "start", "stop", "analyse", "asnumpy", "numpy", "item", "tolist", "batch", "map",
         "info", "warning", "error", *HOST_READ_FORMATTING_METHODS,
         "create_dict_iterator", "create_tuple_iterator", "append", "extend", "insert", "update",
-        "trainable_params", "get_parameters", "set_train", DATASET_SIZE_METHOD,
+        *PARAMETER_METHODS, "set_train", DATASET_SIZE_METHOD,
         *FILE_READERS, *WEIGHT_LOADERS, *DATASET_METHODS,
     )
 )

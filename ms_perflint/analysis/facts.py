@@ -79,6 +79,9 @@ EITHER = "either"
 #: The operator of a value computed from its part by a method the analysis does not record (``logits.argmax(1)``):
 #: kept only for parts that are call results, so that what a step returns can be followed into what is made of it.
 DERIVED = "derived"
+#: ``OP`` made of the elements of its one part: a comprehension over it, ``tuple(x)``, ``filter(f, x)``
+#: (``tuple(p for p in model.parameters() if p.requires_grad)`` holds the network's parameters).
+ITEMS = "items"
 
 
 def choices(value: "Value") -> Tuple["Value", ...]:

@@ -28,7 +28,7 @@ import libcst as cst
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
-    CALL, CFG, CLASS, DERIVED, EITHER, FUNCTION, LIT, MAIN, MODULE, NAME, OP, PARAM, REF, SELF, UNKNOWN,
+    CALL, CFG, CLASS, DERIVED, EITHER, FUNCTION, ITEMS, LIT, MAIN, MODULE, NAME, OP, PARAM, REF, SELF, UNKNOWN,
     Call, ClassFacts, ConfigEntry, Guard, Loop, PythonFacts, Scope, Value, choices, unknown,
 )
 from ms_perflint.analysis.names import Names, dotted_name
@@ -72,6 +72,9 @@ def extract_python(module: cst.Module, text: str, module_name: str, is_package: 
     walk(module, collector, skip_layout=True)
     return collector.finish()
 
+
+#: Builtins whose result holds the elements of one argument, by its position.
+_ITEM_KEEPERS = {"tuple": 0, "list": 0, "set": 0, "sorted": 0, "filter": 1}
 
 class _Collector(cst.CSTVisitor):
     """The visitor: context bookkeeping in ``on_visit``/``on_leave``, recording in the handlers."""
@@ -706,6 +709,8 @@ class _Collector(cst.CSTVisitor):
             return self._placed(unknown(), node)
         if kind is cst.Call:
             return self._call_value(node)
+        if kind in (cst.ListComp, cst.SetComp, cst.GeneratorExp):
+            return self._placed(Value(OP, ITEMS, (self.value_of(node.for_in.iter),)), node)
         if kind is cst.BinaryOperation:
             return self._binary(node)
         if kind is cst.UnaryOperation:
@@ -812,6 +817,9 @@ class _Collector(cst.CSTVisitor):
             default = call.args[1] if len(call.args) > 1 else unknown()
             return self._placed(Value(CFG, call.args[0].data, (call.receiver, default), root=call.receiver.text), node)
         if call is None:
+            items = self._items_of(node)
+            if items is not None:
+                return self._placed(Value(OP, ITEMS, (items,)), node)
             inner = [self.value_of(a.value) for a in node.args if not a.star]
             if isinstance(node.func, cst.Attribute):
                 receiver = self.value_of(node.func.value)
@@ -821,6 +829,17 @@ class _Collector(cst.CSTVisitor):
             return self._placed(Value(UNKNOWN, cast=_first_cast(inner)), node)
         history = [*(call.args), *call.kwargs.values(), *([call.receiver] if call.receiver is not None else [])]
         return self._placed(Value(CALL, call_id, cast=_first_cast(history)), node)
+
+    def _items_of(self, node: cst.Call) -> Optional[Value]:
+        """The iterable a builtin that keeps its elements is called on (``tuple(x)``, ``list(x)``, ``filter(f, x)``)."""
+        func = node.func
+        if not isinstance(func, cst.Name) or func.value not in _ITEM_KEEPERS or self._is_local(func.value) \
+                or self.names.resolve(func.value) is not None:
+            return None
+        position = _ITEM_KEEPERS[func.value]
+        if len(node.args) <= position or any(a.star or a.keyword for a in node.args[:position + 1]):
+            return None
+        return self.value_of(node.args[position].value)
 
     def _formats(self, node: cst.Call) -> bool:
         """``"...".format(...)`` on a string literal, or the builtin ``str(x)``/``repr(x)``."""

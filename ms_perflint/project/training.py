@@ -17,14 +17,13 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple  # noqa: F401
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, NAME, OP, PARAM, SELF, Call, Value, choices
+from ms_perflint.analysis.facts import CALL, ITEMS, NAME, OP, PARAM, SELF, Call, Value, choices
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 
 #: MindSpore cells that wrap a network and take it as their first argument.
 WRAPPERS = frozenset((*ms.TRAIN_STEP_CELLS, "mindspore.nn.WithLossCell", "mindspore.nn.WithEvalCell",
                       "mindspore.nn.WithGradCell", "mindspore.nn.DistributedGradReducer", *ms.HUB_NETWORK_WRAPPERS))
 #: Methods that hand over a network's parameters to an optimizer.
-PARAMETER_METHODS = frozenset(("trainable_params", "get_parameters", "parameters_dict"))
 
 
 @dataclass(frozen=True)
@@ -163,11 +162,13 @@ class Training:
                     return NetworkUse(made[0], made[1], network, "trainer") if network is not None else None
         return None
 
-    def _parameters_owner(self, path: str, value: Optional[Value]) -> Optional[Value]:
+    def _parameters_owner(self, path: str, value: Optional[Value], depth: int = 0) -> Optional[Value]:
+        if value is not None and value.kind == OP and value.data == ITEMS and value.parts and depth < 4:
+            return self._parameters_owner(path, value.parts[0], depth + 1)  # ``tuple(p for p in net.parameters())``
         if value is None or value.kind != CALL:
             return None
         call = self.project.python[path].call(value.data)
-        if call is None or call.method not in PARAMETER_METHODS or call.receiver is None:
+        if call is None or call.method not in ms.PARAMETER_METHODS or call.receiver is None:
             return None
         return call.receiver
 

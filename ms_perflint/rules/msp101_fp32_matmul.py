@@ -76,8 +76,9 @@ class Fp32Matmul(Rule):
 
             The network is what the program trains: `Model(network, ...)`, the network of a train-step cell
             (through `WithLossCell`), the `model=` of mindnlp's `Trainer` (trained by `trainer.train()`), or the
-            cell whose `trainable_params()` an optimizer receives (`mindspore.nn`, `mindspore.experimental.optim`,
-            `mindspore.mint.optim`, `mindnlp.core.optim`); and every Cell it builds, across files, through
+            cell whose `trainable_params()` (or torch-style `parameters()`) an optimizer receives, also filtered
+            (`tuple(p for p in model.parameters() if p.requires_grad)`, `filter(...)`, `list(...)`; `mindspore.nn`,
+            `mindspore.experimental.optim`, `mindspore.mint.optim`, `mindnlp.core.optim`); and every Cell it builds, across files, through
             factories and registries. mindnlp's torch-style `mindnlp.core.value_and_grad` is a gradient function.
         """,
         why_bad="""

@@ -8,6 +8,8 @@ from __future__ import annotations
 import textwrap
 from typing import Dict, List, Tuple
 
+import pytest
+
 from ms_perflint.rules.msp101_fp32_matmul import Fp32Matmul
 from ms_perflint.rules.msp107_fp32_conv_training import Fp32ConvTraining
 from ms_perflint.run.lint import check_text
@@ -82,6 +84,25 @@ def test_mindnlps_torch_style_value_and_grad_trains():
         model = AutoModelForSeq2SeqLM.from_pretrained(name)
         optimizer = optim.AdamW(model.trainable_params(), lr=1e-3)
         grad_fn = torch_style_grad(lambda **batch: model(**batch).loss, model.trainable_params())
+        for batch in train_set.create_dict_iterator():
+            loss = grad_fn(**batch)
+            optimizer.step()
+    """) == {"MSP101": [(3, 11)]}
+
+
+@pytest.mark.parametrize("params", [
+    "tuple(param for param in model.parameters() if param.requires_grad)",
+    "[p for p in model.trainable_params() if p.requires_grad]",
+    "filter(lambda p: p.requires_grad, model.parameters())",
+    "list(model.parameters())",
+])
+def test_an_optimizer_over_a_filtered_parameter_list_names_the_network(params: str):
+    # report-2's mindnlp fine-tunes hand the optimizer only the parameters that need gradients (LoRA, prompt
+    # tuning): the network is still the one whose parameters are filtered
+    assert found(f"""
+        model = AutoModelForSeq2SeqLM.from_pretrained(name)
+        optimizer = optim.AdamW(params={params}, lr=1e-3)
+        grad_fn = torch_style_grad(lambda **batch: model(**batch).loss, {params})
         for batch in train_set.create_dict_iterator():
             loss = grad_fn(**batch)
             optimizer.step()
