@@ -168,9 +168,27 @@ class Training:
         if value is None or value.kind != CALL:
             return None
         call = self.project.python[path].call(value.data)
-        if call is None or call.method not in ms.PARAMETER_METHODS or call.receiver is None:
+        if call is None:
             return None
-        return call.receiver
+        if call.method in ms.PARAMETER_METHODS and call.receiver is not None:
+            return call.receiver
+        return self._grouped_parameters_owner(path, call)
+
+    def _grouped_parameters_owner(self, path: str, call: Call) -> Optional[Value]:
+        """The argument a project function takes the parameters of (``get_param_groups(net)`` builds weight-decay
+        groups from ``network.trainable_params()``), when it reads those of one parameter only."""
+        project = self.project
+        for target_path, index in project.targets(path, call):
+            scope = project.python[target_path].scopes[index]
+            owners = {inner.receiver.data for inner in project.python[target_path].calls
+                      if inner.scope == index and inner.method in ms.PARAMETER_METHODS and inner.receiver is not None
+                      and inner.receiver.kind == PARAM and inner.receiver.data in scope.params}
+            if len(owners) != 1:
+                return None
+            name = next(iter(owners))
+            position = scope.params.index(name) - (1 if scope.cls and scope.params[:1] == ["self"] else 0)
+            return call.argument(name, position)
+        return None
 
     def network_classes(self, path: str, network: Value, scope: int) -> FrozenSet[ClassRef]:
         """The project Cells a network value is an instance of, through MindSpore's wrappers and the project's own

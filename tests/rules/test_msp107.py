@@ -106,6 +106,28 @@ def test_a_gradient_function_loop_is_reported_at_the_train_steps_construction_no
     assert [(f.code, f.line, f.column + 1) for f in findings] == [("MSP107", MODEL_LINE + 4, 15)]
 
 
+def test_an_optimizer_over_parameter_groups_a_project_function_builds_names_the_network():
+    # get_param_groups(net) splits net.trainable_params() into weight-decay groups: the network is still net
+    network = CNN + """
+def get_param_groups(network):
+    decay, no_decay = [], []
+    for param in network.trainable_params():
+        (no_decay if "bias" in param.name else decay).append(param)
+    return [{"params": no_decay, "weight_decay": 0.0}, {"params": decay}]
+"""
+    findings = lint(program("""
+        net = Net()
+        opt = nn.Momentum(params=get_param_groups(net), learning_rate=0.1, momentum=0.9)
+        def forward(x, y):
+            return loss(net(x), y)
+        grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+        for x, y in data:
+            _, grads = grad_fn(x, y)
+            opt(grads)
+    """, network))
+    assert [(f.code, f.line) for f in findings] == [("MSP107", network.count("\n") + 5)]
+
+
 # --- silent --------------------------------------------------------------------------------------------------
 
 
