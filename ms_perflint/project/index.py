@@ -283,7 +283,7 @@ class ProjectIndex:
             record = self.files.get(path)
             if record is None or record.facts is None:
                 continue
-            stored = json.dumps(record.facts.to_json(), separators=(",", ":"))
+            stored = stored_facts(record.facts)
             digest = hashlib.sha256(stored.encode()).hexdigest()
             if record.facts_digest and digest != record.facts_digest:
                 self._new.add(path)  # the facts differ from the manifest's: the next refresh stores both
@@ -304,7 +304,7 @@ class ProjectIndex:
             for path in sorted(self._new):
                 record = self.files.get(path)
                 if record is not None and record.facts is not None:
-                    stored = json.dumps(record.facts.to_json(), separators=(",", ":"))
+                    stored = stored_facts(record.facts)
                     record.facts_digest = hashlib.sha256(stored.encode()).hexdigest()  # JSON escapes non-ASCII
                     _write_text(self._facts_path(path, record.digest), stored)
             manifest = {"format": _format(), "version": __version__, "root": self.root,
@@ -391,6 +391,16 @@ def extract_record(relative: str, path: str, kind: str, max_size: Optional[int] 
     else:
         record.facts = result
     return record
+
+
+def stored_facts(facts: Any) -> str:
+    """Facts as the store keeps them (JSON text); its hash is a record's ``facts_digest``."""
+    return json.dumps(facts.to_json(), separators=(",", ":"))
+
+
+def facts_digest(facts: Any) -> str:
+    """The hash of facts as stored: two texts with the same facts (an edited comment) have the same."""
+    return hashlib.sha256(stored_facts(facts).encode()).hexdigest()  # JSON escapes non-ASCII
 
 
 def extract_records(jobs: Sequence[Tuple[str, str, str]]) -> List[IndexedFile]:

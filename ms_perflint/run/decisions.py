@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import sys
+from dataclasses import replace
 from typing import Dict, Iterable, List, Optional
 
 from ms_perflint import __version__
@@ -72,6 +73,11 @@ def load(folder: Optional[str], root: str, wanted: str) -> Optional[Dict[str, Li
         return {str(path): [Finding.from_json(item) for item in items] for path, items in data["findings"].items()}
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None
+
+
+def copied(findings: Dict[str, List[Finding]]) -> Dict[str, List[Finding]]:
+    """A copy of raw findings that finishing them (positions filled in) leaves as they are."""
+    return {path: [replace(finding) for finding in items] for path, items in findings.items()}
 
 
 def store(folder: Optional[str], root: str, wanted: str, findings: Dict[str, List[Finding]]) -> None:

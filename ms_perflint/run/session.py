@@ -59,6 +59,10 @@ class Session:
         #: The file (absolute path) that shows each failed rule's internal error, by rule code: one line per
         #: failed rule for the session, shown again each time that file is checked.
         self.error_hosts: Dict[str, str] = {}
+        #: The last decisions of each project (by root): ``(their key, the raw findings)``. An editor's session
+        #: checks a buffer whose facts did not change (a comment typed after the code, the same text sent again,
+        #: a file saved as it was checked) without deciding again; the disk cache is not written for unsaved text.
+        self._decided: Dict[str, Tuple[str, Dict[str, list]]] = {}
 
     # --- configuration ----------------------------------------------------------------------------
 
@@ -208,8 +212,12 @@ class Session:
         settings = [settings_for(f"{folder}/_" if folder else "_") for folder in folders]
         cache = self.options.cache_folder if not self.overlay else None
         wanted = decisions.key(index.digest(), [s.cache_key() for s in settings])
+        held = self._decided.get(index.root)
+        if held is not None and held[0] == wanted:
+            return decisions.copied(held[1])  # finishing fills positions in: the held findings stay as decided
         stored = decisions.load(cache, index.root, wanted)
         if stored is not None:
+            self._decided[index.root] = (wanted, decisions.copied(stored))
             return stored
         from ms_perflint.project.model import Project
         from ms_perflint.run.lint import decide, enabled_union
@@ -218,6 +226,7 @@ class Session:
         project = Project(index.root, index.facts(), texts=self.texts(index))
         raw = decide(project, settings_for, rules, self.options.progress)
         decisions.store(cache, index.root, wanted, raw)
+        self._decided[index.root] = (wanted, decisions.copied(raw))
         return raw
 
     def texts(self, index) -> Callable[[str], Optional[str]]:
@@ -263,14 +272,17 @@ class Session:
 
     def _apply_overlay(self, index) -> None:
         """Files whose text this session holds (an editor buffer, a fix in progress) replace the disk."""
-        from ms_perflint.project.index import extract_record
+        from ms_perflint.project.index import extract_record, facts_digest
         from ms_perflint.sources import kind_of
 
         for path, data in self.overlay.items():
             relative = index.relative(path)
             kind = kind_of(path)
             if relative is not None and kind is not None:
-                index.put(relative, extract_record(relative, path, kind, index.max_size, data=data))
+                record = extract_record(relative, path, kind, index.max_size, data=data)
+                if record.facts is not None:  # the project's decisions are keyed by what its files say
+                    record.facts_digest = facts_digest(record.facts)
+                index.put(relative, record)
 
     def _finish(self, path: str, kind: str, error: Optional[FileError], raw, digest: Optional[str] = None,
                 data: Optional[bytes] = None) -> FileResult:

@@ -277,3 +277,35 @@ def test_an_unsaved_edit_is_reported_as_a_run_from_nothing_reports_the_saved_tex
         [saved] = Session(SessionOptions(jobs=1)).check([train])
         assert [(f.code, f.line, f.column, f.message) for f in unsaved.findings] == \
             [(f.code, f.line, f.column, f.message) for f in saved.findings], (old, new)
+
+
+def test_the_editor_decides_again_only_when_some_file_says_something_new(project: Path, tmp_path: Path, monkeypatch):
+    """The session holds its last decisions: a buffer sent again, or changed only in a comment after the code (the
+    same facts), is answered without deciding; a changed value is decided again, and the answers are a fresh run's."""
+    from ms_perflint.run import lint
+
+    decided = []
+    real = lint.decide
+    monkeypatch.setattr(lint, "decide", lambda *a, **k: decided.append(1) or real(*a, **k))
+    editor = Session(SessionOptions(jobs=1, cache_folder=str(tmp_path / "cache")))
+    train = str(project / "train.py")
+    text = Path(train).read_text(encoding="utf-8")
+
+    def unsaved(buffer: str):
+        editor.overlay[train] = buffer.encode("utf-8")
+        try:
+            [result] = editor.check([train])
+        finally:
+            del editor.overlay[train]
+        return [(f.code, f.line, f.column, f.message) for f in result.findings]
+
+    first = unsaved(text)
+    assert decided == [1] and first
+    assert unsaved(text) == first and decided == [1]
+    assert unsaved(text + "# a comment: the same facts\n") == first and decided == [1]
+    changed = text.replace("Head(2048, 1500)", "Head(2048, 2050)")
+    answer = unsaved(changed)
+    assert decided == [1, 1] and answer != first
+    Path(train).write_text(changed, encoding="utf-8")
+    [fresh] = Session(SessionOptions(jobs=1)).check([train])
+    assert answer == [(f.code, f.line, f.column, f.message) for f in fresh.findings]
