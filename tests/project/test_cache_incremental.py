@@ -309,3 +309,29 @@ def test_the_editor_decides_again_only_when_some_file_says_something_new(project
     Path(train).write_text(changed, encoding="utf-8")
     [fresh] = Session(SessionOptions(jobs=1)).check([train])
     assert answer == [(f.code, f.line, f.column, f.message) for f in fresh.findings]
+
+
+def test_held_decisions_are_placed_afresh_each_time(project: Path, tmp_path: Path, monkeypatch):
+    """Placing findings changes them (a notebook's virtual lines become lines of a cell): the session holds copies,
+    so a notebook checked again is told by the same cell and line. The finding here is placed by its line alone
+    (no offsets), which is placed from what it holds, not recomputed from an offset."""
+    import json
+
+    from ms_perflint.findings import Finding
+    from ms_perflint.run import lint
+
+    cells = [["import mindspore as ms\n", "x = 1\n"], ["y = 2\n", "z = 3\n", "w = 4\n"]]
+    document = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": c}
+                          for c in cells], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    notebook = project / "course.ipynb"
+    notebook.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    monkeypatch.setattr(lint, "decide", lambda *a, **k: {"course.ipynb": [Finding("MSP103", "at a line", line=5)]})
+    editor = Session(SessionOptions(jobs=1, cache_folder=str(tmp_path / "cache")))
+
+    def told():
+        [result] = editor.check([str(notebook)])
+        return [(f.cell, f.line) for f in result.findings]
+
+    first = told()
+    assert first == [(2, 2)]  # virtual line 5: the second line of cell 2 (line 3 marks the cell)
+    assert told() == first and told() == first
