@@ -7,6 +7,7 @@ and takes tens of minutes. Everything it fetches or builds lives in
 
     python bench/run.py                  # everything, 3 repetitions, writes docs/performance.md
     python bench/run.py --repeat 1 --no-write --skip-fixit   # a quicker look
+    python bench/run.py --repeat 1 --no-write --no-baseline --only edit,jobs,memory   # some sections only
 
 The corpus: the ``.py`` files of the ``mindspore==2.10.0`` (CPU), ``mindcv==0.3.0``
 and ``mindformers==2.1.0`` wheels from PyPI (``pip download --no-deps``), plus the
@@ -388,6 +389,26 @@ class Report:
     commit: str = ""
 
 
+#: The benchmark's sections, in the order they run (``--only`` picks some): (a) full runs against the parse floor,
+#: (b) the cached re-run, (h) one edited file in the corpus project, (g) the project index alone, (c) flake8,
+#: (d) start-up for one small file, (e) -j scaling, (m) peak memory, (f) Fixit.
+SECTIONS = ("full", "cached", "edit", "index", "flake8", "startup", "jobs", "memory", "fixit")
+
+
+def _sections(text: str) -> Tuple[str, ...]:
+    chosen = tuple(part.strip() for part in text.split(",") if part.strip())
+    unknown = [part for part in chosen if part not in SECTIONS]
+    if unknown or not chosen:
+        raise argparse.ArgumentTypeError(f"unknown section {', '.join(unknown) or '(none)'}: choose from {', '.join(SECTIONS)}")
+    return tuple(section for section in SECTIONS if section in chosen)
+
+
+#: The file (under the corpus's src/) the edit-latency row edits, and the line appended to it: a layer built at
+#: module level, which changes the file's facts (a new call), in a file some program of the corpus reaches.
+EDITED_FILE = "examples/src/model.py"
+EDITED_LINE = "_edit_{n} = nn.Dense(1024, 1024)\n"
+
+
 def benchmark(args: argparse.Namespace) -> Report:
     corpus: Path = args.corpus
     origins = build_corpus(corpus, args.mindspore_from)
@@ -440,180 +461,215 @@ def benchmark(args: argparse.Namespace) -> Report:
         report.measures.extend(taken)
         return taken
 
-    print("(a) full run vs libcst parse (alternating)")
-    commands = [
-        ("ms-perflint --no-cache -j1 (all files, project mode)", cli(plugin, "--no-cache", "-j", "1", *paths)),
-        ("ms-perflint --no-cache --no-project -j1 (all files)", cli(plugin, "--no-cache", "--no-project", "-j", "1", *paths)),
-        ("libcst parse, all files", [str(plugin), "-c", PARSE_SCRIPT, str(everything)]),
-    ]
-    if base is not None:
-        commands += [
-            (tag("--no-cache -j1 (all files, project mode)"), cli(base, "--no-cache", "-j", "1", *paths)),
-            (tag("--no-cache --no-project -j1 (all files)"), cli(base, "--no-cache", "--no-project", "-j", "1", *paths)),
-        ]
-    full, engine, parse_all, *base_runs = alternate(commands)
-    figures.update(_full_run_figures(full, engine, parse_all, lines_all))
-    if base_runs:
-        base_figures.update(_full_run_figures(*base_runs, parse_all, lines_all))
-    report.notes.append(
-        "The corpus is one project (a pyproject.toml at its top), so the default run is in project mode: every file "
-        "of the project gets one libcst pass that records its facts (the project index), then the rules decide for "
-        "the whole project. '--no-project' checks each file as a project of its own. There is no text prefilter any "
-        "more: both modes parse every Python file, so the libcst parse of all files is the floor of both (the code "
-        "before the rewrite still had a text prefilter and parsed fewer files; the baseline's runs are set against "
-        "the same floor, so the comparison is of the whole cost). Rows measured alternating ran their commands in "
-        "turn, round by round, so that a drift in the machine's speed hits all of them alike."
-    )
-    report.rows.append(("project mode: full run (-j1, --no-cache: the index built in memory) / libcst parse of all files "
-                        "(every file is parsed)", _ratio(full, parse_all), "<= 2.0 (CPU)", _met(full.cpu / parse_all.cpu, 2.0)))
-    report.rows.append(("--no-project: full run (-j1, each file alone) / libcst parse of all files",
-                        _ratio(engine, parse_all), "<= 2.0 (CPU)", _met(engine.cpu / parse_all.cpu, 2.0)))
-    us_line = figures["us_per_line"]
-    report.rows.append(("ms-perflint CPU us per line, whole corpus (project mode)", f"{us_line:.1f}",
-                        f"<= {TORCHFIX_US_PER_LINE / 5:.0f} (TorchFix 888 / 5)", _met(us_line, TORCHFIX_US_PER_LINE / 5)))
-    report.rows.append(("speed-up over TorchFix's 888 us/line (whole corpus)", f"{TORCHFIX_US_PER_LINE / us_line:.1f}x",
-                        ">= 5x", _met(5, TORCHFIX_US_PER_LINE / us_line)))
-
-    print("(b) cached re-run (alternating)")
+    wanted = set(args.only)
+    full = engine = parse_all = project_two = None
     cache_dir = work / "cache"
-    run_once(cli(plugin, "--cache-dir", str(cache_dir), *paths))  # fills the cache
-    commands = [
-        ("ms-perflint --no-cache (auto jobs)", cli(plugin, "--no-cache", *paths)),
-        ("ms-perflint, every file cached", cli(plugin, "--cache-dir", str(cache_dir), *paths)),
-    ]
-    # The baseline keeps its project index in <project>/.ms_perflint_cache whatever --cache-dir says (--no-cache
-    # reads and writes none): its fill builds it afresh, and it is removed once (b) is measured.
-    base_index = corpus / "src" / ".ms_perflint_cache"
-    if base is not None:
-        base_cache = work / "baseline-cache"
-        shutil.rmtree(base_index, ignore_errors=True)
-        run_once(cli(base, "--cache-dir", str(base_cache), *paths))  # fills its own cache
-        commands += [
-            (tag("--no-cache (auto jobs)"), cli(base, "--no-cache", *paths)),
-            (tag("every file cached"), cli(base, "--cache-dir", str(base_cache), *paths)),
+
+    if wanted & {"full", "index", "memory"}:
+        print("(a) full run vs libcst parse (alternating)")
+        commands = [
+            ("ms-perflint --no-cache -j1 (all files, project mode)", cli(plugin, "--no-cache", "-j", "1", *paths)),
+            ("ms-perflint --no-cache --no-project -j1 (all files)", cli(plugin, "--no-cache", "--no-project", "-j", "1", *paths)),
+            ("libcst parse, all files", [str(plugin), "-c", PARSE_SCRIPT, str(everything)]),
         ]
-    auto, cached, *base_runs = alternate(commands)
-    report.rows.append(("cached re-run / full run (auto jobs)", _ratio(cached, auto, percent=True), "<= 5%", _met(cached.wall / auto.wall, 0.05)))
-    figures["cached"] = cached.wall / auto.wall
-    if base_runs:
-        base_figures["cached"] = base_runs[1].wall / base_runs[0].wall
-        shutil.rmtree(base_index, ignore_errors=True)
-    report.notes.append(
-        "A cached re-run stats every file of the project against the index's manifest, finds the project's "
-        "decisions (the rules' findings) stored under the index digest, then reads and hashes each named file and "
-        "decodes those with findings to place them; it loads no facts and runs no rule."
-    )
+        if base is not None:
+            commands += [
+                (tag("--no-cache -j1 (all files, project mode)"), cli(base, "--no-cache", "-j", "1", *paths)),
+                (tag("--no-cache --no-project -j1 (all files)"), cli(base, "--no-cache", "--no-project", "-j", "1", *paths)),
+            ]
+        full, engine, parse_all, *base_runs = alternate(commands)
+        figures.update(_full_run_figures(full, engine, parse_all, lines_all))
+        if base_runs:
+            base_figures.update(_full_run_figures(*base_runs, parse_all, lines_all))
+        report.notes.append(
+            "The corpus is one project (a pyproject.toml at its top), so the default run is in project mode: every file "
+            "of the project gets one libcst pass that records its facts (the project index), then the rules decide for "
+            "the whole project. '--no-project' checks each file as a project of its own. There is no text prefilter any "
+            "more: both modes parse every Python file, so the libcst parse of all files is the floor of both (the code "
+            "before the rewrite still had a text prefilter and parsed fewer files; the baseline's runs are set against "
+            "the same floor, so the comparison is of the whole cost). Rows measured alternating ran their commands in "
+            "turn, round by round, so that a drift in the machine's speed hits all of them alike."
+        )
+        report.rows.append(("project mode: full run (-j1, --no-cache: the index built in memory) / libcst parse of all files "
+                            "(every file is parsed)", _ratio(full, parse_all), "<= 2.0 (CPU)", _met(full.cpu / parse_all.cpu, 2.0)))
+        report.rows.append(("--no-project: full run (-j1, each file alone) / libcst parse of all files",
+                            _ratio(engine, parse_all), "<= 2.0 (CPU)", _met(engine.cpu / parse_all.cpu, 2.0)))
+        us_line = figures["us_per_line"]
+        report.rows.append(("ms-perflint CPU us per line, whole corpus (project mode)", f"{us_line:.1f}",
+                            f"<= {TORCHFIX_US_PER_LINE / 5:.0f} (TorchFix 888 / 5)", _met(us_line, TORCHFIX_US_PER_LINE / 5)))
+        report.rows.append(("speed-up over TorchFix's 888 us/line (whole corpus)", f"{TORCHFIX_US_PER_LINE / us_line:.1f}x",
+                            ">= 5x", _met(5, TORCHFIX_US_PER_LINE / us_line)))
 
-    print("(g) the project index alone")
-    index_root = corpus / "src"
-    index_cold = measure("project index of the corpus (libcst facts of every file), built in memory, one process",
-                         [str(plugin), "-c", INDEX_SCRIPT, str(index_root), "-"], repeat)
-    warm_counts = json.loads(run_checked([str(plugin), "-c", INDEX_SCRIPT, str(index_root), str(cache_dir)]))  # stored by (b)
-    warm_counts = json.loads(run_checked([str(plugin), "-c", INDEX_SCRIPT, str(index_root), str(cache_dir)]))
-    if warm_counts["read"] or warm_counts["analysed"]:
-        raise RuntimeError(f"the warm index re-read files: {warm_counts}")
-    index_warm = measure("project index of the corpus, unchanged since the last run (stat pass)",
-                         [str(plugin), "-c", INDEX_SCRIPT, str(index_root), str(cache_dir)], repeat)
-    report.rows.append(("project index (the libcst facts of every file) built from scratch, one process / "
-                        "project-mode full run (CPU)", f"{index_cold.cpu:.1f} s = {index_cold.cpu / full.cpu:.0%}", "", ""))
-    report.rows.append(("project index, unchanged tree: the cached re-run's stat pass (s)", f"{index_warm.wall:.2f}", "", ""))
-    report.notes.append(
-        f"The project index is no longer a separate `ast` pass: it is the store of each file's libcst facts, so "
-        f"building it from scratch is the cold analysis of every file ({warm_counts['files']} indexed files), and "
-        "the rest of a full run is deciding the rules and reporting. The warm row refreshes the index the cached "
-        "runs of (b) stored; the benchmark checks that it read and analysed no file."
-    )
-
-    print("(c) flake8")
-    flake_files = [str(path) for path in subset(files, args.flake8_fraction)]
-    flake_lines = count_lines([Path(p) for p in flake_files])
-    flake8 = lambda python, select: [str(python), "-m", "flake8", "--isolated", "-j", "1", "--exit-zero", "--select", select, *flake_files]  # noqa: E731
-    efw_plain, efw_plugin = alternate([
-        ("flake8 --select E,F,W (no plugin installed)", flake8(plain, "E,F,W")),
-        ("flake8 --select E,F,W (plugin installed)", flake8(plugin, "E,F,W")),
-    ])
-    # The plugin keeps its cache in .ms_perflint_cache of the project of flake8's working folder: a fresh
-    # folder outside any project, emptied before each cold run.
-    flake8_cwd = Path(tempfile.mkdtemp(prefix="ms-perflint-bench-flake8-"))
-    plugin_cache = flake8_cwd / ".ms_perflint_cache"
-    msp = measure("flake8 --select MSP (plugin installed, no cache)", flake8(plugin, "MSP"), repeat,
-                  before=lambda: shutil.rmtree(plugin_cache, ignore_errors=True), cwd=flake8_cwd)
-    msp_cached = measure("flake8 --select MSP (plugin installed, cached)", flake8(plugin, "MSP"), repeat, cwd=flake8_cwd)
-    shutil.rmtree(flake8_cwd, ignore_errors=True)
-    overhead = efw_plugin.cpu / efw_plain.cpu - 1
-    report.rows.append(("flake8 E,F,W with plugin installed vs without (CPU)", f"{overhead:+.1%}", "<= +5%", _met(overhead, 0.05)))
-    report.rows.append(("flake8 --select MSP, no cache / flake8 E,F,W without plugin (CPU)", _ratio(msp, efw_plain, cpu=True), "", ""))
-    report.rows.append(("flake8 --select MSP, cached / flake8 E,F,W without plugin (CPU)", _ratio(msp_cached, efw_plain, cpu=True), "", ""))
-    report.notes.append(
-        f"flake8 rows use a {args.flake8_fraction:.0%} sample of the corpus ({len(flake_files)} files, {flake_lines} "
-        "lines), one process (-j1). The plugin checks each file with its project, as the CLI does, so its first file "
-        "indexes the whole corpus project (every file, not only the sample); 'no cache' empties the plugin's cache "
-        "before each run, 'cached' keeps what the previous run stored."
-    )
-
-    print("(d) start-up for one small file")
-    tools = [(plugin, lambda label: label, figures)] + ([(base, tag, base_figures)] if base is not None else [])
-    start_rows = start_up(work, tools, max(repeat, 5), measure, alternate)
-    report.rows += start_rows
-    report.notes.append(
-        "Start-up rows lint one small file inside a copy of examples/ (a project of its own, so the project "
-        "index is part of the cost). 'Just edited' changes the file before each run, as a pre-commit hook sees it: "
-        "the index re-analyses that one file and the project's rules decide again from the stored facts; "
-        "'--no-cache' analyses every file of the small project in memory."
-    )
-
-    print("(e) jobs and memory")
-
-    def jobs(python: Path, name: Callable[[str], str]) -> List[Tuple[str, List[str]]]:
-        """The -j1 and -j2 runs of both modes."""
-        return [
-            (name("--no-cache --no-project -j1 (all files)"), cli(python, "--no-cache", "--no-project", "-j", "1", *paths)),
-            (name("--no-cache --no-project -j2 (all files)"), cli(python, "--no-cache", "--no-project", "-j", "2", *paths)),
-            (name("--no-cache -j1 (all files, project mode)"), cli(python, "--no-cache", "-j", "1", *paths)),
-            (name("--no-cache -j2 (all files, project mode)"), cli(python, "--no-cache", "-j", "2", *paths)),
+    if "cached" in wanted:
+        print("(b) cached re-run (alternating)")
+        cache_dir = work / "cache"
+        run_once(cli(plugin, "--cache-dir", str(cache_dir), *paths))  # fills the cache
+        commands = [
+            ("ms-perflint --no-cache (auto jobs)", cli(plugin, "--no-cache", *paths)),
+            ("ms-perflint, every file cached", cli(plugin, "--cache-dir", str(cache_dir), *paths)),
         ]
+        # The baseline keeps its project index in <project>/.ms_perflint_cache whatever --cache-dir says (--no-cache
+        # reads and writes none): its fill builds it afresh, and it is removed once (b) is measured.
+        base_index = corpus / "src" / ".ms_perflint_cache"
+        if base is not None:
+            base_cache = work / "baseline-cache"
+            shutil.rmtree(base_index, ignore_errors=True)
+            run_once(cli(base, "--cache-dir", str(base_cache), *paths))  # fills its own cache
+            commands += [
+                (tag("--no-cache (auto jobs)"), cli(base, "--no-cache", *paths)),
+                (tag("every file cached"), cli(base, "--cache-dir", str(base_cache), *paths)),
+            ]
+        auto, cached, *base_runs = alternate(commands)
+        report.rows.append(("cached re-run / full run (auto jobs)", _ratio(cached, auto, percent=True), "<= 5%", _met(cached.wall / auto.wall, 0.05)))
+        figures["cached"] = cached.wall / auto.wall
+        if base_runs:
+            base_figures["cached"] = base_runs[1].wall / base_runs[0].wall
+            shutil.rmtree(base_index, ignore_errors=True)
+        report.notes.append(
+            "A cached re-run stats every file of the project against the index's manifest, finds the project's "
+            "decisions (the rules' findings) stored under the index digest, then reads and hashes each named file and "
+            "decodes those with findings to place them; it loads no facts and runs no rule."
+        )
 
-    # -j1 and -j2 alternate (ours and the baseline's), so that a change in the machine's load hits all alike.
-    one, two, project_one, project_two, *base_runs = alternate(
-        jobs(plugin, lambda label: f"ms-perflint {label}") + (jobs(base, tag) if base is not None else []))
-    figures.update(_speed_ups(one, two, project_one, project_two))
-    if base_runs:
-        base_figures.update(_speed_ups(*base_runs))
-    report.rows.append(("--no-project: --jobs 2 speed-up over --jobs 1 (wall)", f"{one.wall / two.wall:.2f}x", ">= 1.7x", _met(1.7, one.wall / two.wall)))
-    report.rows.append(("project mode: --jobs 2 speed-up over --jobs 1 (wall; the index's analysis is spread over the "
-                        "workers, the rules decide in the parent)",
-                        f"{project_one.wall / project_two.wall:.2f}x", ">= 1.7x", _met(1.7, project_one.wall / project_two.wall)))
-    # Per file, peak memory is set by the largest single file's tree (nothing accumulates across files), so
-    # each step is compared with a process that only parses the same files. Project mode also holds every
-    # file's facts: each step is a project of its own (a copy of the same files), so that the index grows
-    # with it.
-    for fraction in (0.25, 0.5, 1.0):
-        part = subset(files, fraction)
-        names = [str(path) for path in part]
-        biggest = max(part, key=lambda path: path.stat().st_size)
-        if fraction == 1.0:
-            ours, floor, whole = engine, parse_all, full
-        else:
-            ours = measure(f"ms-perflint --no-cache --no-project -j1, {fraction:.0%} of the files ({len(part)})", cli(plugin, "--no-cache", "--no-project", "-j", "1", *names), 1)
-            floor = measure(f"libcst parse, {fraction:.0%} of the files", [str(plugin), "-c", PARSE_SCRIPT, str(write_list(work, f"part{fraction}.txt", part))], 1)
-            copies = copy_project(part, corpus / "src", work / f"project-{fraction}")
-            whole = measure(f"ms-perflint --no-cache -j1, project mode, a project of {fraction:.0%} of the files",
-                            cli(plugin, "--no-cache", "-j", "1", *map(str, copies)), 1)
-            shutil.rmtree(work / f"project-{fraction}", ignore_errors=True)
-        report.rows.append((
-            f"peak RSS, {fraction:.0%} of the corpus: --no-project -j1 / project mode -j1 / parsing alone",
-            f"{ours.max_rss_mib:.0f} / {whole.max_rss_mib:.0f} / {floor.max_rss_mib:.0f} MiB (largest file {biggest.stat().st_size // 1024} KiB)",
-            "flat: --no-project <= 1.2x parsing alone",
-            _met(ours.max_rss_mib / floor.max_rss_mib, 1.2),
-        ))
-    report.rows.append(("peak RSS of the largest process, -j2 (all files, project mode)", f"{project_two.max_rss_mib:.0f} MiB", "", ""))
-    report.notes.append(
-        "Peak RSS is of the largest single process (ru_maxrss of the run and its waited children). The 25% and 50% "
-        "project-mode figures are copies of those files made into projects of their own."
-    )
+    if "edit" in wanted:
+        print("(h) one edited file in the corpus project")
+        report.rows += edit_latency(work, corpus / "src", plugin, paths, repeat, measure)
+        report.notes.append(
+            f"The edit-latency rows are pre-commit's case in a large project: after a run over the whole corpus "
+            f"project has filled the cache, one line that changes a file's facts "
+            f"(`{EDITED_LINE.strip().format(n='N')}`, a new name each run) is appended to {EDITED_FILE}, which "
+            "programs of the corpus reach, and `ms-perflint "
+            "<that file>` is timed; the full run is `--no-cache` over every file, auto jobs. The file is restored "
+            "afterwards. The edited run's report is compared with a `--no-cache` run's of the same file."
+        )
+
+    if "index" in wanted:
+        print("(g) the project index alone")
+        index_root = corpus / "src"
+        index_cold = measure("project index of the corpus (libcst facts of every file), built in memory, one process",
+                             [str(plugin), "-c", INDEX_SCRIPT, str(index_root), "-"], repeat)
+        warm_counts = json.loads(run_checked([str(plugin), "-c", INDEX_SCRIPT, str(index_root), str(cache_dir)]))  # stored by (b)
+        warm_counts = json.loads(run_checked([str(plugin), "-c", INDEX_SCRIPT, str(index_root), str(cache_dir)]))
+        if warm_counts["read"] or warm_counts["analysed"]:
+            raise RuntimeError(f"the warm index re-read files: {warm_counts}")
+        index_warm = measure("project index of the corpus, unchanged since the last run (stat pass)",
+                             [str(plugin), "-c", INDEX_SCRIPT, str(index_root), str(cache_dir)], repeat)
+        report.rows.append(("project index (the libcst facts of every file) built from scratch, one process / "
+                            "project-mode full run (CPU)", f"{index_cold.cpu:.1f} s = {index_cold.cpu / full.cpu:.0%}", "", ""))
+        report.rows.append(("project index, unchanged tree: the cached re-run's stat pass (s)", f"{index_warm.wall:.2f}", "", ""))
+        report.notes.append(
+            f"The project index is no longer a separate `ast` pass: it is the store of each file's libcst facts, so "
+            f"building it from scratch is the cold analysis of every file ({warm_counts['files']} indexed files), and "
+            "the rest of a full run is deciding the rules and reporting. The warm row refreshes the index the cached "
+            "runs of (b) stored; the benchmark checks that it read and analysed no file."
+        )
+
+    if "flake8" in wanted:
+        print("(c) flake8")
+        flake_files = [str(path) for path in subset(files, args.flake8_fraction)]
+        flake_lines = count_lines([Path(p) for p in flake_files])
+        flake8 = lambda python, select: [str(python), "-m", "flake8", "--isolated", "-j", "1", "--exit-zero", "--select", select, *flake_files]  # noqa: E731
+        efw_plain, efw_plugin = alternate([
+            ("flake8 --select E,F,W (no plugin installed)", flake8(plain, "E,F,W")),
+            ("flake8 --select E,F,W (plugin installed)", flake8(plugin, "E,F,W")),
+        ])
+        # The plugin keeps its cache in .ms_perflint_cache of the project of flake8's working folder: a fresh
+        # folder outside any project, emptied before each cold run.
+        flake8_cwd = Path(tempfile.mkdtemp(prefix="ms-perflint-bench-flake8-"))
+        plugin_cache = flake8_cwd / ".ms_perflint_cache"
+        msp = measure("flake8 --select MSP (plugin installed, no cache)", flake8(plugin, "MSP"), repeat,
+                      before=lambda: shutil.rmtree(plugin_cache, ignore_errors=True), cwd=flake8_cwd)
+        msp_cached = measure("flake8 --select MSP (plugin installed, cached)", flake8(plugin, "MSP"), repeat, cwd=flake8_cwd)
+        shutil.rmtree(flake8_cwd, ignore_errors=True)
+        overhead = efw_plugin.cpu / efw_plain.cpu - 1
+        report.rows.append(("flake8 E,F,W with plugin installed vs without (CPU)", f"{overhead:+.1%}", "<= +5%", _met(overhead, 0.05)))
+        report.rows.append(("flake8 --select MSP, no cache / flake8 E,F,W without plugin (CPU)", _ratio(msp, efw_plain, cpu=True), "", ""))
+        report.rows.append(("flake8 --select MSP, cached / flake8 E,F,W without plugin (CPU)", _ratio(msp_cached, efw_plain, cpu=True), "", ""))
+        report.notes.append(
+            f"flake8 rows use a {args.flake8_fraction:.0%} sample of the corpus ({len(flake_files)} files, {flake_lines} "
+            "lines), one process (-j1). The plugin checks each file with its project, as the CLI does, so its first file "
+            "indexes the whole corpus project (every file, not only the sample); 'no cache' empties the plugin's cache "
+            "before each run, 'cached' keeps what the previous run stored."
+        )
+
+    if "startup" in wanted:
+        print("(d) start-up for one small file")
+        tools = [(plugin, lambda label: label, figures)] + ([(base, tag, base_figures)] if base is not None else [])
+        start_rows = start_up(work, tools, max(repeat, 5), measure, alternate)
+        report.rows += start_rows
+        report.notes.append(
+            "Start-up rows lint one small file inside a copy of examples/ (a project of its own, so the project "
+            "index is part of the cost). 'Just edited' changes the file before each run, as a pre-commit hook sees it: "
+            "the index re-analyses that one file and the project's rules decide again from the stored facts; "
+            "'--no-cache' analyses every file of the small project in memory."
+        )
+
+    if "jobs" in wanted:
+        print("(e) jobs and memory")
+
+        def jobs(python: Path, name: Callable[[str], str]) -> List[Tuple[str, List[str]]]:
+            """The -j1 and -j2 runs of both modes."""
+            return [
+                (name("--no-cache --no-project -j1 (all files)"), cli(python, "--no-cache", "--no-project", "-j", "1", *paths)),
+                (name("--no-cache --no-project -j2 (all files)"), cli(python, "--no-cache", "--no-project", "-j", "2", *paths)),
+                (name("--no-cache -j1 (all files, project mode)"), cli(python, "--no-cache", "-j", "1", *paths)),
+                (name("--no-cache -j2 (all files, project mode)"), cli(python, "--no-cache", "-j", "2", *paths)),
+            ]
+
+        # -j1 and -j2 alternate (ours and the baseline's), so that a change in the machine's load hits all alike.
+        one, two, project_one, project_two, *base_runs = alternate(
+            jobs(plugin, lambda label: f"ms-perflint {label}") + (jobs(base, tag) if base is not None else []))
+        figures.update(_speed_ups(one, two, project_one, project_two))
+        if base_runs:
+            base_figures.update(_speed_ups(*base_runs))
+        report.rows.append(("--no-project: --jobs 2 speed-up over --jobs 1 (wall)", f"{one.wall / two.wall:.2f}x", ">= 1.7x", _met(1.7, one.wall / two.wall)))
+        report.rows.append(("project mode: --jobs 2 speed-up over --jobs 1 (wall; the index's analysis is spread over the "
+                            "workers, the rules decide in the parent)",
+                            f"{project_one.wall / project_two.wall:.2f}x", ">= 1.8x", _met(1.8, project_one.wall / project_two.wall)))
+    if "memory" in wanted:
+        # Per file, peak memory is set by the largest single file's tree (nothing accumulates across files), so
+        # each step is compared with a process that only parses the same files. Project mode also holds every
+        # file's facts: each step is a project of its own (a copy of the same files), so that the index grows
+        # with it.
+        whole_at: Dict[float, Measure] = {}
+        for fraction in (0.25, 0.5, 1.0):
+            part = subset(files, fraction)
+            names = [str(path) for path in part]
+            biggest = max(part, key=lambda path: path.stat().st_size)
+            if fraction == 1.0:
+                ours, floor, whole = engine, parse_all, full
+            else:
+                ours = measure(f"ms-perflint --no-cache --no-project -j1, {fraction:.0%} of the files ({len(part)})", cli(plugin, "--no-cache", "--no-project", "-j", "1", *names), 1)
+                floor = measure(f"libcst parse, {fraction:.0%} of the files", [str(plugin), "-c", PARSE_SCRIPT, str(write_list(work, f"part{fraction}.txt", part))], 1)
+                copies = copy_project(part, corpus / "src", work / f"project-{fraction}")
+                whole = measure(f"ms-perflint --no-cache -j1, project mode, a project of {fraction:.0%} of the files",
+                                cli(plugin, "--no-cache", "-j", "1", *map(str, copies)), 1)
+                shutil.rmtree(work / f"project-{fraction}", ignore_errors=True)
+            whole_at[fraction] = whole
+            report.rows.append((
+                f"peak RSS, {fraction:.0%} of the corpus: --no-project -j1 / project mode -j1 / parsing alone",
+                f"{ours.max_rss_mib:.0f} / {whole.max_rss_mib:.0f} / {floor.max_rss_mib:.0f} MiB (largest file {biggest.stat().st_size // 1024} KiB)",
+                "flat: --no-project <= 1.2x parsing alone",
+                _met(ours.max_rss_mib / floor.max_rss_mib, 1.2),
+            ))
+        growth = whole_at[1.0].max_rss_mib / whole_at[0.25].max_rss_mib
+        report.rows.append(("peak RSS of a project-mode run (-j1): whole corpus / a quarter of it (the parent holds "
+                            "every file's facts while the rules decide, so it grows with the project)",
+                            f"{whole_at[1.0].max_rss_mib:.0f} / {whole_at[0.25].max_rss_mib:.0f} MiB = {growth:.2f}x",
+                            "bounded: <= 1.2x", _met(growth, 1.2)))
+        if project_two is not None:
+            report.rows.append(("peak RSS of the largest process, -j2 (all files, project mode)",
+                                f"{project_two.max_rss_mib:.0f} MiB", "", ""))
+        report.notes.append(
+            "Peak RSS is of the largest single process (ru_maxrss of the run and its waited children). The 25% and 50% "
+            "project-mode figures are copies of those files made into projects of their own. A project-mode run's "
+            "peak is its parent's: it loads the facts of every file of the project and keeps them, with the model "
+            "built from them, until the rules have decided (the workers hold one file's tree at a time), so it is "
+            "bounded by nothing but the project's size."
+        )
 
     fixit = None
-    if not args.skip_fixit:
+    if not args.skip_fixit and "fixit" in wanted:
         print("(f) Fixit")
         try:
             fixit = make_venv(venvs / "fixit", ["fixit"])
@@ -675,6 +731,39 @@ def _sample_load() -> List[float]:
 
     threading.Thread(target=sample, daemon=True).start()
     return samples
+
+
+def edit_latency(work: Path, root: Path, plugin: Path, paths: Sequence[str], repeat: int,
+                 measure: Callable[..., Measure]) -> List[tuple]:
+    """(h): one file of the corpus project edited after a cached run, then checked alone (pre-commit); the rows."""
+    edited = root / EDITED_FILE
+    original = edited.read_bytes()
+    cache = work / "edit-cache"
+    edits = iter(range(10**6))
+
+    def edit() -> None:  # a new line each time: the file's facts change, so the project is decided again
+        with open(edited, "a", encoding="utf-8") as handle:
+            handle.write(EDITED_LINE.format(n=next(edits)))
+
+    try:
+        full = measure("ms-perflint --no-cache (auto jobs, all files, project mode)", cli(plugin, "--no-cache", *paths),
+                       repeat)
+        run_once(cli(plugin, "--cache-dir", str(cache), *paths))  # the cache after a run over the project
+        one = measure(f"ms-perflint {EDITED_FILE}, just edited, cached", cli(plugin, "--cache-dir", str(cache), str(edited)),
+                      repeat, before=edit)
+        report = lambda *flags: subprocess.run([*cli(plugin, *flags), str(edited)], capture_output=True, text=True,  # noqa: E731
+                                               cwd=NEUTRAL_CWD).stdout
+        edit()
+        same = report("--cache-dir", str(cache)) == report("--no-cache")
+    finally:
+        edited.write_bytes(original)
+    share = one.wall / full.wall
+    return [
+        ("one edited file in the corpus project, after a cached run (pre-commit) / full --no-cache run (wall)",
+         f"{one.wall:.2f} s / {full.wall:.2f} s = {share:.0%} (CPU {one.cpu / full.cpu:.0%})", "<= 10%, about 1 s",
+         _met(share, 0.10)),
+        ("its findings equal a --no-cache run's", "yes" if same else "NO", "yes", "met" if same else "NOT met"),
+    ]
 
 
 def start_up(work: Path, tools: Sequence[Tuple[Path, Callable[[str], str], Dict[str, float]]], repeat: int,
@@ -866,6 +955,8 @@ def comparison(figures: Dict[str, float], baseline: Dict[str, float]) -> List[Tu
     """Rows (what, baseline, now, better is, verdict) for the figures of :data:`COMPARED`."""
     rows = []
     for key, what, form, lower_is_better in COMPARED:
+        if key not in baseline or key not in figures:
+            continue  # a section not measured in this run (--only)
         before, now = baseline[key], figures[key]
         worse = now > before if lower_is_better else now < before
         change = (now - before) / abs(before) if before else 0.0
@@ -928,7 +1019,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--baseline", default=PREVIOUS_COMMIT, metavar="REV",
                         help="the revision of this repository measured alongside, in the same run (default: %(default)s)")
     parser.add_argument("--no-baseline", action="store_true", help="do not measure a baseline revision")
+    parser.add_argument("--only", type=_sections, default=SECTIONS, metavar="SECTION,...",
+                        help=f"measure only these sections (of {', '.join(SECTIONS)}; default: all); "
+                             "docs/performance.md is written only from a run of all of them")
     args = parser.parse_args(argv)
+    if args.only != SECTIONS and not args.no_write:
+        parser.error("--only measures part of the report: pass --no-write as well")
     report = benchmark(args)
     text = render(report)
     print()
