@@ -185,9 +185,7 @@ class Training:
                       and inner.receiver.kind == PARAM and inner.receiver.data in scope.params}
             if len(owners) != 1:
                 return None
-            name = next(iter(owners))
-            position = scope.params.index(name) - (1 if scope.cls and scope.params[:1] == ["self"] else 0)
-            return call.argument(name, position)
+            return _argument_for(call, scope, next(iter(owners)))
         return None
 
     def network_classes(self, path: str, network: Value, scope: int) -> FrozenSet[ClassRef]:
@@ -272,12 +270,7 @@ class Training:
                     found.add(inner.data)
             if len(found) != 1:
                 return None
-            name = next(iter(found))
-            position = scope.params.index(name) - (1 if scope.cls and scope.params[:1] == ["self"] else 0)
-            argument = call.argument(name, position)
-            if argument is None:
-                return None
-            return argument
+            return _argument_for(call, scope, next(iter(found)))
         return None
 
     def composition(self, classes: FrozenSet[ClassRef]) -> FrozenSet[ClassRef]:
@@ -537,6 +530,12 @@ def _call_ids(value: Value, depth: int = 0) -> Set[int]:
         for part in value.parts:
             found |= _call_ids(part, depth + 1)
     return found
+
+
+def _argument_for(call: Call, scope, name: str) -> Optional[Value]:
+    """What ``call`` passes for the parameter ``name`` of the function or method ``scope`` it enters."""
+    position = scope.params.index(name) - (1 if scope.cls and scope.params[:1] == ["self"] else 0)
+    return call.argument(name, position)
 
 
 def network_parameters(project: Project, values, training: "Training", path: str, network: Value,

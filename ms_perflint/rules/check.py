@@ -88,6 +88,21 @@ class Check:
         except InvalidVersion:
             return None
 
+    def sinks_off(self, program: Program, path: str, call: Call) -> bool:
+        """A ``Model.train``/``fit`` call that runs without data sinking in every run of the program: its
+        ``dataset_sink_mode`` is False wherever it comes from, or omitted on MindSpore 2.0 or later (1.x sank by
+        default; an unknown older release is taken as the one that sinks)."""
+        flag = ms.MODEL_SINK_FLAGS.get(call.method or "")
+        if flag is None:
+            return False
+        value = call.argument(flag.keyword, flag.position)
+        if value is None:
+            return not call.may_pass(flag.keyword, flag.position) and bool(
+                self.release_at_least(program.entry, ms.SINK_OFF_BY_DEFAULT_SINCE, program))
+        found = self.values.resolve(path, value, call.scope, program=program)
+        return found.complete and bool(found.values) and all(
+            k.value is False or (type(k.value) is int and k.value == 0) for k in found.values)
+
     def program_release(self, program: Program) -> Tuple[Optional[str], str]:
         """The release a program with no declared release runs on (for comparisons), and a note saying why
         (memoised per program).

@@ -276,16 +276,13 @@ def _varying_shapes(check: Check, program: Program) -> bool:
 
 
 def _sink_off(check: Check, program: Program, path: str, call: Call) -> Optional[Tuple[str, Optional[Fix]]]:
-    """The message and fix when the call trains without sinking, else None."""
-    flag = ms.MODEL_SINK_FLAGS.get(call.method or "")
-    if flag is None:
+    """The message and fix when the call trains without sinking (:meth:`Check.sinks_off`), else None."""
+    if not check.sinks_off(program, path, call):
         return None
+    flag = ms.MODEL_SINK_FLAGS[call.method or ""]
     value = call.argument(flag.keyword, flag.position)
     method = f"Model.{call.method}"
     if value is None:
-        if call.may_pass(flag.keyword, flag.position) or not check.release_at_least(
-                program.entry, ms.SINK_OFF_BY_DEFAULT_SINCE, program):
-            return None
         note = check.release_note(program.entry, program)
         fix = append_keyword(call, flag.keyword, "True", FixSafety.UNSAFE, SINK_FIX)
         return (f"{method} runs without data sinking on Ascend in graph mode: dataset_sink_mode defaults to False "
@@ -293,19 +290,13 @@ def _sink_off(check: Check, program: Program, path: str, call: Call) -> Optional
                 f"{ADVICE}"), fix
     # A local flag set per mode (``SINK = True`` in the graph arm, ``False`` in the PyNative one: mindface) holds both
     # arms, and the program's runs decide which; a run the linter cannot decide keeps both, and the rule is silent.
-    found = check.values.resolve(path, value, call.scope, program=program)
-    if not found.complete or not found.values or not all(_is_false(k.value) for k in found.values):
-        return None
     if value.kind == LIT and not value.via:  # written in the call: the fix edits the call, not a shared name
         return (f"{method} runs with dataset_sink_mode=False on Ascend in graph mode: every step copies its batch "
                 f"from the host and waits for it; {ADVICE}"), replace_value(value, "True", FixSafety.UNSAFE, SINK_FIX)
+    found = check.values.resolve(path, value, call.scope, program=program)
     written = "; ".join(sorted({k.describe() for k in found.values}))
     return (f"{method} runs with dataset_sink_mode=False ({written}) on Ascend in graph mode: every step copies its "
             f"batch from the host and waits for it; {ADVICE}"), None
-
-
-def _is_false(value: object) -> bool:
-    return value is False or (type(value) is int and value == 0)
 
 
 __all__: List[str] = ["DatasetSinkOffOnAscend"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, CFG, DERIVED, EITHER, OP, REF, choices, PARAM, Call, Guard, PythonFacts, Value
+from ms_perflint.analysis.facts import CALL, CFG, DERIVED, EITHER, OP, choices, PARAM, Call, Guard, PythonFacts, Value
 from ms_perflint.findings import FixAvailability
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 from ms_perflint.project.modes import jit_scopes
@@ -361,7 +361,8 @@ def _compiled(project: Project, path: str, scope: int) -> bool:
     ``construct`` and what it calls; PyNative runs it from Python, but the rule does not tell them apart here)."""
     compiled = jit_scopes(project)
     facts = project.python[path]
-    if project.owner_class(path, scope) is not None and project.is_cell(project.owner_class(path, scope)):
+    owner = project.owner_class(path, scope)
+    if owner is not None and project.is_cell(owner):
         return True
     while 0 <= scope < len(facts.scopes):
         if (path, scope) in compiled:
@@ -444,13 +445,12 @@ def _net_outputs(value: Value, depth: int = 0) -> bool:
 
 def _unsunk(check: Check, programs: List[Program], callback: ClassRef) -> List[Program]:
     """The programs whose every ``Model.train``/``fit`` call that may be handed the callback runs without data
-    sinking (then its ``step_end`` runs after every step): the flag is False in every run, or omitted on a MindSpore
-    release known to be 2.0 or later (1.x sank by default; an unknown release is taken as the one that sinks)."""
+    sinking (then its ``step_end`` runs after every step; :meth:`Check.sinks_off`)."""
     kept = []
     for program in programs:
         calls = [(path, call) for path, call, kind in check.project.training_calls(program)
                  if kind == "model" and _may_hand(check.project, path, call, callback)]
-        if calls and all(_sink_off(check, program, path, call) for path, call in calls):
+        if calls and all(check.sinks_off(program, path, call) for path, call in calls):
             kept.append(program)
     return kept
 
@@ -488,19 +488,6 @@ def _items(value: Value, depth: int = 0) -> Iterator[Value]:
             yield from _items(part, depth + 1)
     else:
         yield value
-
-
-def _sink_off(check: Check, program: Program, path: str, call: Call) -> bool:
-    flag = ms.MODEL_SINK_FLAGS.get(call.method or "")
-    if flag is None:
-        return False
-    value = call.argument(flag.keyword, flag.position)
-    if value is None:
-        return not call.may_pass(flag.keyword, flag.position) and bool(
-            check.release_at_least(program.entry, ms.SINK_OFF_BY_DEFAULT_SINCE, program))
-    found = check.values.resolve(path, value, call.scope, program=program)
-    return found.complete and bool(found.values) and all(
-        k.value is False or (type(k.value) is int and k.value == 0) for k in found.values)
 
 
 def _handed_step(check: Check, training: Training, path: str, facts: PythonFacts, read: Call,
