@@ -286,9 +286,16 @@ class Scope(_Compact):
     #: Calls that read or decode a sample from storage (``cv2.imread``, ``PIL.Image.open``) or draw from a global
     #: random stream (``numpy.random.rand``): qualified names, once each.
     work: List[str] = field(default_factory=list)
+    #: The source of a function that builds objects in a loop or rebinds a name (``cngf = cngf // 2``), and the
+    #: offset it starts at in the file: run with known sizes to tell each construction's arguments
+    #: (``project/unroll.py``). Empty for other scopes.
+    program: str = ""
+    program_start: int = 0
 
     def to_json(self) -> Dict[str, Any]:
         data: Dict[str, Any] = {"name": self.name, "kind": self.kind, "parent": self.parent, "line": self.line}
+        if self.program:
+            data["program"] = [self.program_start, self.program]
         if self.reads:
             data["reads"] = [[name, [[v.to_json(), holds] for v, holds in guards]] for name, guards in self.reads]
         if self.work:
@@ -316,6 +323,8 @@ class Scope(_Compact):
             reads=[(name, tuple((Value.from_json(v), bool(h)) for v, h in guards))
                    for name, guards in data.get("reads", [])],
             work=list(data.get("work", [])),
+            program=data["program"][1] if "program" in data else "",
+            program_start=data["program"][0] if "program" in data else 0,
         )
 
 

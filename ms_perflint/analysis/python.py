@@ -111,6 +111,10 @@ class _Collector(cst.CSTVisitor):
         self.scope_nodes: Dict[int, cst.CSTNode] = {}
         self.loop_nodes: Dict[int, cst.CSTNode] = {}
         self.class_nodes: Dict[str, cst.CSTNode] = {}
+        #: Functions by scope index, and the marks that make one worth keeping the source of (see
+        #: ``Scope.program``): "loops" (a ``for``/``while`` or a ``+=``), "builds" (a call of a capitalised name).
+        self.function_nodes: Dict[int, cst.FunctionDef] = {}
+        self.marks: Dict[int, Set[str]] = {}
         self.depth = 0
 
     # --- context ---------------------------------------------------------------------------
@@ -250,6 +254,7 @@ class _Collector(cst.CSTVisitor):
             # dotted name, as a project reference.
             self.bindings[-1][node.name.value] = Value(REF, f"{self.names.module}.{qualified}")
         index = self._new_scope(scope, node, named=node.name)
+        self.function_nodes[index] = node
         if cls and self.class_stack:
             self.class_stack[-1].methods.setdefault(node.name.value, index)
         if top_level:
@@ -388,6 +393,8 @@ class _Collector(cst.CSTVisitor):
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _visit_comprehension
 
     def _push_loop(self, node: cst.CSTNode, kind: str, iterable: Optional[Value]) -> None:
+        if kind != "comp":
+            self.marks.setdefault(self.scope, set()).add("loops")
         stack = self.loop_stack[-1]
         loop = Loop(len(self.facts.loops), self.scope, kind, stack[-1] if stack else -1, iterable)
         self.facts.loops.append(loop)
@@ -407,6 +414,7 @@ class _Collector(cst.CSTVisitor):
             self._assign(node.target, self.value_of(node.value), node.value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.marks.setdefault(self.scope, set()).add("loops")
         self.value_of(node.value)
         for name in _target_names(node.target):
             self.bindings[-1][name] = Value(NAME, name, text=name)
@@ -588,6 +596,9 @@ class _Collector(cst.CSTVisitor):
         call.scope = self.scope
         call.loops = tuple(self.loop_stack[-1])
         call.guards = tuple(self.guard_stack[-1])
+        name = call.callee.rsplit(".", 1)[-1] if call.callee else call.method
+        if name[:1].isupper():
+            self.marks.setdefault(self.scope, set()).add("builds")
         self.facts.calls.append(call)
         self.call_nodes[call.id] = node
         self.memo[key] = call.id
@@ -919,7 +930,9 @@ class _Collector(cst.CSTVisitor):
                       if c.callee in APPENDABLE or c.method in APPENDABLE_METHODS]
         anchor = _import_anchor(self.module)
         wanted: Dict[int, cst.CSTNode] = {id(node): node for _, node in values}
-        for nodes in (self.call_nodes, self.scope_nodes, self.loop_nodes, self.class_nodes):
+        programs = {i: self.function_nodes[i] for i, marks in self.marks.items()
+                    if len(marks) == 2 and i in self.function_nodes}
+        for nodes in (self.call_nodes, self.scope_nodes, self.loop_nodes, self.class_nodes, programs):
             wanted.update((id(node), node) for node in nodes.values())
         for _, node in appendable:
             for arg in node.args:  # type: ignore[attr-defined]
@@ -932,12 +945,23 @@ class _Collector(cst.CSTVisitor):
         index = LineIndex(self.text)
         offset = index.offset
         self._place(values, spans, offset)
+        self._keep_programs(programs, spans, offset)
         text = self.text
         for call, node in appendable:
             call.insert = _keyword_insertion(node, spans, text, offset)  # type: ignore[arg-type]
         self.facts.import_insert = (0, "", "\r\n" if "\r\n" in text else "\n")
         if anchor is not None and id(anchor) in spans:
             self.facts.import_insert = _import_insert(spans[id(anchor)][2], text, index)
+
+    def _keep_programs(self, programs: Dict[int, cst.FunctionDef], spans: Dict[int, Tuple[int, int, int, int]],
+                       offset: Callable[[int, int], int]) -> None:
+        """Keep the source of the functions marked worth running with known sizes, from the start of their line."""
+        for index, node in programs.items():
+            span = spans.get(id(node))
+            if span is not None:
+                start, end = offset(span[0], 0), offset(span[2], span[3])
+                scope = self.facts.scopes[index]
+                scope.program, scope.program_start = self.text[start:end], start
 
     def _place(self, values: List[Tuple[Value, cst.CSTNode]], spans: Dict[int, Tuple[int, int, int, int]],
                offset: Callable[[int, int], int]) -> None:

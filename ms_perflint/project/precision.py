@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, LIT, OP, PARAM, REF, SELF, Call, Value
+from ms_perflint.analysis.facts import CALL, LIT, OP, PARAM, REF, SELF, Call, Scope, Value, choices
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 from ms_perflint.project.training import NetworkUse, ParameterCount, Training, holding_attribute, used_attributes
+from ms_perflint.project.unroll import STARRED, UNKNOWN, Execution, unroll
 from ms_perflint.project.values import Ref, Values
 
 #: What a cast does to the layers it reaches.
@@ -138,8 +139,9 @@ def program_precisions(check, training: Training, program: Program) -> List[Prog
     uses = training.networks(program)
     steps = {(u.path, u.anchor.id) for u in uses if u.kind == "step"}
     for use in uses:
-        if use.kind == "model" and use.network.kind == CALL and (use.path, use.network.data) in steps:
-            continue  # ``Model(TrainOneStepCell(...))``: one training, decided at its train step
+        if use.kind == "model" and all(_built(project, use.path, v) in steps
+                                       for v in choices(use.network) or (use.network,)):
+            continue  # ``Model(TrainOneStepCell(...))``: one training, decided at its train step (each arm's)
         classes = training.network_classes(use.path, use.network, use.anchor.scope)
         hub = hub_network(project, values, training, use.path, use.network, use.anchor.scope)
         if not classes and hub is None:
@@ -156,6 +158,18 @@ def program_precisions(check, training: Training, program: Program) -> List[Prog
             _hub_coverage(project, values, training, program, precision, hub)
         found.append(precision)
     return found
+
+
+def _built(project: Project, path: str, value: Value) -> Optional[Tuple[str, int]]:
+    """The call that built a value, through calls returning their receiver (``StepCell(...).set_train()``)."""
+    for _ in range(8):
+        call = project.python[path].call(value.data) if value.kind == CALL else None
+        if call is None:
+            return None
+        if call.method not in ms.RETURNS_SELF or call.receiver is None:
+            return path, call.id
+        value = call.receiver
+    return None
 
 
 # --- pretrained transformers from a hub --------------------------------------------------------------
@@ -641,6 +655,10 @@ def _cast_targets(project: Project, training: Training, path: str, call: Call,
 # --- convolution work (MSP107) --------------------------------------------------------------------
 
 
+#: At most this many calls building a class are counted to size it (more: it is counted without their arguments).
+_SITES = 32
+
+
 class ConvWeights(ParameterCount):
     """How many convolution weights a network's classes build, at least: every construction counts, as
     :class:`ParameterCount` counts weights (a block built in a loop once per iteration), but a convolution whose
@@ -656,6 +674,8 @@ class ConvWeights(ParameterCount):
         self._bound_counts: Dict[Tuple[ScopeRef, tuple], int] = {}
         #: The scope being entered by a call, with its parameters' values at that call.
         self._bindings: List[Tuple[ScopeRef, Dict[str, Any]]] = []
+        #: Classes being counted at the calls that build them.
+        self._sited: Set[ClassRef] = set()
 
     @classmethod
     def shared(cls, project: Project, values) -> "ConvWeights":
@@ -678,7 +698,27 @@ class ConvWeights(ParameterCount):
         return self._call(path, call) or 0
 
     def of_class(self, cls: ClassRef) -> Optional[int]:
-        return self._counted(cls)  # no published size of a family: those count every weight, not convolutions
+        """The class's convolution weights (no published size of a family: those count every weight). A class
+        counted outside a call that builds it counts as the smallest instance the project builds of it."""
+        counted = self._counted(cls)
+        init = self.project.method(cls, "__init__")
+        if init is None or (self._bindings and self._bindings[-1][0] == init) or cls in self._sited:
+            return counted
+        self._sited.add(cls)
+        try:
+            sites = [self.of_call(path, call) for path, call in self._constructions(cls, init)]
+        finally:
+            self._sited.discard(cls)
+        return max(counted or 0, min(sites)) if sites else counted
+
+    def _constructions(self, cls: ClassRef, init: ScopeRef) -> List[Tuple[str, Call]]:
+        """The calls that build the class itself (not a subclass sharing its ``__init__``), when they are few."""
+        sites = []
+        for path, call in self.project.callers(init):
+            symbol = self.project.callee(path, call)
+            if symbol is not None and (symbol.path, symbol.name) == cls:
+                sites.append((path, call))
+        return sites if len(sites) <= _SITES else []
 
     def of_scope(self, scope: ScopeRef) -> Optional[int]:
         """Convolution weights built when the scope runs once, at least: what cannot be sized counts 0, and a
@@ -694,16 +734,90 @@ class ConvWeights(ParameterCount):
         path, index = scope
         total = 0
         try:
-            for call in self.project.python[path].calls:
-                if call.scope == index:
-                    size = self._call(path, call) or 0
-                    total += size * ((self._iterations(path, call) or 1) if size else 1)
+            calls = [call for call in self.project.python[path].calls if call.scope == index]
+            for call in calls:
+                size = self._call(path, call) or 0
+                total += size * ((self._iterations(path, call) or 1) if size else 1)
+            total = max(total, self._unrolled(scope, calls))
         finally:
             self._collecting.pop()
         self._bound_counts[key], self._reach[key] = total, reached
         for collector in self._collecting:
             collector |= reached
         return total
+
+    # --- a constructor run with its sizes (``project/unroll.py``) -----------------------------------------
+
+    def _unrolled(self, scope: ScopeRef, calls: List[Call]) -> int:
+        """The scope's weights from running its source with the sizes it was entered with, each call counted once
+        per execution with that execution's arguments; 0 when the scope keeps no source or the run stops."""
+        path, index = scope
+        function = self.project.python[path].scopes[index]
+        if not function.program:
+            return 0
+        executions = unroll(function.program, function.program_start, self._bound(scope),
+                            lambda dotted: self._known(path, index, dotted))
+        if executions is None:
+            return 0
+        total = 0
+        for call in calls:
+            for execution in executions.get(self._call_start(function, call), ()):
+                total += self._executed(path, call, execution) or 0
+        return total
+
+    @staticmethod
+    def _call_start(function: Scope, call: Call) -> int:
+        """Where the called expression starts: a parenthesised call's span starts at its parenthesis."""
+        text = function.program
+        at = call.start - function.program_start
+        while 0 <= at < len(text) and (text[at] == "(" or text[at].isspace()):
+            at += 1
+        return function.program_start + at
+
+    def _known(self, path: str, scope: int, dotted: str) -> Any:
+        """A value an unrolled run reads but does not assign: ``self.<attr>``, a module constant, an attribute of a
+        class of the file (``Darknet.depth2block``); ``UNKNOWN`` when not a literal."""
+        facts = self.project.python[path]
+        head, _, attribute = dotted.partition(".")
+        value: Optional[Value] = None
+        if head == "self" and attribute and "." not in attribute:
+            known = _known_size(self._evaluate(path, Value(SELF, attribute), scope))
+            return known if known is not None else UNKNOWN
+        if not attribute:
+            value = facts.constants.get(head)
+        elif head in facts.classes and "." not in attribute:
+            value = facts.classes[head].class_attrs.get(attribute)
+        return value.data if value is not None and value.kind == LIT else UNKNOWN
+
+    def _executed(self, path: str, call: Call, execution: Execution) -> Optional[int]:
+        """What one execution of a call builds, with the arguments it was made with."""
+        qualified = self.project.qualified(path, call)
+        if qualified in ms.CONV_LAYERS:
+            return self._layer_size(path, call, ms.WEIGHTED_LAYERS[qualified], execution)
+        target = None if qualified else self._entered(path, call)
+        if target is None:
+            return self._call(path, call)
+        self._bindings.append((target, self._passed(target, execution)))
+        try:
+            return super()._call(path, call)
+        finally:
+            self._bindings.pop()
+
+    def _passed(self, target: ScopeRef, execution: Execution) -> Dict[str, Any]:
+        """The target's parameters one execution passes (``UNKNOWN`` where its value is not known); those it does
+        not pass take their defaults when the target runs."""
+        function = self.project.python[target[0]].scopes[target[1]]
+        names = function.params[1 if function.cls else 0:]
+        args, keywords = execution
+        binding: Dict[str, Any] = {}
+        for position, name in enumerate(names):
+            if name in keywords:
+                binding[name] = _hashable(keywords[name])
+            elif position < len(args):
+                if args[position] is STARRED or STARRED in args[:position]:
+                    break
+                binding[name] = _hashable(args[position])
+        return binding
 
     # --- call context: a block counted with the arguments of the call that builds it ----------------------
 
@@ -737,6 +851,10 @@ class ConvWeights(ParameterCount):
                 self._evaluate(target[0], function.defaults.get(name), target[1], bound=False)
             if known is not None:
                 binding[name] = known
+            elif argument is not None:
+                # passed, not a size: a literal flag or mode as it is, else unknown (an unrolled run must not take
+                # the default)
+                binding[name] = _hashable(argument.data) if argument.kind == LIT else UNKNOWN
         return binding
 
     def _evaluate(self, path: str, value: Optional[Value], scope: int, depth: int = 0, bound: bool = True) -> Any:
@@ -746,7 +864,10 @@ class ConvWeights(ParameterCount):
         if value.kind == LIT:
             return value.data if _dimension_size(value.data, 1) is not None else None
         if value.kind == PARAM:
-            return self._bound((path, scope)).get(value.data) if bound else None
+            return _known_size(self._bound((path, scope)).get(value.data)) if bound else None
+        if value.kind == OP and value.data == "tuple" and value.parts:
+            items = [self._evaluate(path, part, scope, depth + 1, bound) for part in value.parts]
+            return tuple(items) if all(type(i) is int for i in items) else None
         if value.kind == OP and value.data in ("+", "-", "*", "//", "neg") and value.parts:
             operands = [self._evaluate(path, part, scope, depth + 1, bound) for part in value.parts]
             if not all(type(o) is int for o in operands):
@@ -811,21 +932,52 @@ class ConvWeights(ParameterCount):
         finally:
             self._bindings.pop()
 
-    def _layer_size(self, path: str, call: Call, layer: ms.WeightedLayer) -> Optional[int]:
-        """A convolution's weights: each size from the call context when known there, else at its smallest."""
+    def _layer_size(self, path: str, call: Call, layer: ms.WeightedLayer,
+                    execution: Optional[Execution] = None) -> Optional[int]:
+        """A convolution's weights: each size from the execution or call context when known there, else at its
+        smallest."""
         product = 1
         for parameter in (layer.inputs, layer.outputs, layer.kernel):
             if parameter is None:
                 continue
             dims = layer.dims if parameter is layer.kernel else 0
             argument = call.argument(parameter.keyword, parameter.position)
-            known = self._evaluate(path, argument, call.scope)
+            known = _executed_argument(execution, parameter.keyword, parameter.position) \
+                if execution is not None else None
+            if known is None:
+                known = self._evaluate(path, argument, call.scope)
             size = _dimension_size(known, dims) if known is not None else \
                 _smallest_size(self.values, path, call, argument, dims)
             if size is None:
                 return None
             product *= size
         return product
+
+
+def _executed_argument(execution: Execution, keyword: str, position: Optional[int]) -> Any:
+    """An argument one execution passed for a parameter, when it is a size (None otherwise)."""
+    args, keywords = execution
+    if keyword in keywords:
+        return _known_size(keywords[keyword])
+    if position is None or position >= len(args) or STARRED in args[:position + 1]:
+        return None
+    return _known_size(args[position])
+
+
+def _known_size(value: Any) -> Any:
+    """``value`` when it is a size (an int, a tuple of ints), else None."""
+    return value if value is not None and _dimension_size(value, 1) is not None else None
+
+
+def _hashable(value: Any) -> Any:
+    """A value to key counts by: lists as tuples, anything unhashable as ``UNKNOWN``."""
+    if isinstance(value, list):
+        value = tuple(value)
+    try:
+        hash(value)
+    except TypeError:
+        return UNKNOWN
+    return value
 
 
 def _smallest_size(values: Values, path: str, call: Call, argument: Optional[Value], dims: int) -> Optional[int]:
@@ -871,15 +1023,19 @@ def hand_cast(check, training: Training, precision: ProgramPrecision) -> Optiona
         dtype = _cast_dtype(check.values, path, call)
         if dtype in (LOW, UNKNOWN_DTYPE) or (dtype == FP32 and _casts_a_convolution(counter, path, call)):
             return f"{path}:{call.line}"
-    return _tensor_cast_to_half(check, training.composition(network))
+    return _tensor_cast_to_half(check, counter, training.composition(network))
 
 
-def _tensor_cast_to_half(check, classes) -> Optional[str]:
-    """Where a method of the network's cells casts a tensor to a dtype that may be float16 (``x.astype(dtype)``
-    with ``dtype = ms.float16 if use_fp16 else ms.float32``, ``self.cast(x, mstype.float16)``, ``x.half()``):
-    a StyleGAN port choosing fp16 per block manages its precision by hand. None when none does."""
+def _tensor_cast_to_half(check, counter: "ConvWeights", classes) -> Optional[str]:
+    """Where a method of the network's convolutional cells casts a tensor to a dtype that may be float16
+    (``x.astype(dtype)`` with ``dtype = ms.float16 if use_fp16 else ms.float32``, ``self.cast(x, mstype.float16)``,
+    ``x.half()``): a StyleGAN port choosing fp16 per block manages its precision by hand. A cell that builds no
+    convolution of its own -- a loss cell holding the network and computing its matching costs in float16 (YOLOX)
+    -- leaves the convolutions' precision as it is. None when none does."""
     project = check.project
     for cls in sorted(classes):
+        if not _builds_convolutions(counter, cls):
+            continue
         for path, index in project.methods(cls):
             for call in project.python[path].calls:
                 if call.scope != index:
@@ -890,6 +1046,16 @@ def _tensor_cast_to_half(check, classes) -> Optional[str]:
                 if dtype is not None and _may_be_low(check.values, path, dtype, call.scope):
                     return f"{path}:{call.line}"
     return None
+
+
+def _builds_convolutions(counter: "ConvWeights", cls: ClassRef) -> bool:
+    """The class's own ``__init__`` builds convolutions (a layer, a project block that makes some), not only keeps
+    networks it is handed."""
+    init = counter.project.method(cls, "__init__")
+    if init is None:
+        return False
+    return any(call.scope == init[1] and counter.of_call(init[0], call) > 0
+               for call in counter.project.python[init[0]].calls)
 
 
 def _tensor_cast_argument(project: Project, path: str, call: Call) -> Optional[Value]:
@@ -938,4 +1104,12 @@ def conv_weights(check, training: Training, precision: ProgramPrecision) -> Opti
     symbol = check.project.callee(use.path, call) if call is not None and call.callee else None
     if symbol is not None and symbol.kind == "class" and (symbol.path, symbol.name) in classes and len(classes) == 1:
         return counter.of_call(use.path, call)  # ``Net(width=16)``: with the arguments (and defaults) it is built with
-    return counter.of_classes(classes)
+    # The classes are the network's and those of the cells it keeps (``WithLossCell(netG, netD)``), which its own
+    # count already holds: at least the larger of the two, never their sum.
+    project = check.project
+    own = frozenset(c for c in project.instance_classes(use.path, built, use.anchor.scope) if c in classes)
+    if not own or own == classes:
+        return counter.of_classes(classes)
+    counts = [counter.of_classes(own), counter.of_classes(classes - own)]
+    known = [count for count in counts if count is not None]
+    return max(known) if known else None

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple  # noqa: F401
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, ITEMS, NAME, OP, PARAM, SELF, Call, Value, choices
+from ms_perflint.analysis.facts import CALL, EITHER, ITEMS, NAME, OP, PARAM, SELF, Call, Value, choices
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 
 #: MindSpore cells that wrap a network and take it as their first argument.
@@ -136,14 +136,30 @@ class Training:
             parameters = call.argument("params", 0)
             owner = self._parameters_owner(path, parameters)
             if owner is not None:
-                found.append(NetworkUse(path, call, owner, "optimizer", self._gradient_function(program)))
+                found.append(NetworkUse(path, call, owner, "optimizer", self._gradient_function(program, owner)))
         return found
 
-    def _gradient_function(self, program: Program) -> Optional[Tuple[str, Call]]:
-        """The program's one gradient-function call (the train step's construction), None with none or several."""
+    def _gradient_function(self, program: Program, owner: Value) -> Optional[Tuple[str, Call]]:
+        """The gradient-function call (the train step's construction) of the custom loop training ``owner``: the
+        program's only one, or of several (a GAN's one per network) the one taking ``owner``'s parameters as its
+        weights. None when none or several do."""
         found = [(path, call) for path, call in self.project.program_calls(program, ms.GRAD_FUNCTIONS)
                  if (path, call.scope) in program.scopes]
-        return found[0] if len(found) == 1 else None
+        if len(found) > 1:
+            found = [(path, call) for path, call in found
+                     if _same_network(self._parameters_owner(path, call.argument("weights", 2)), owner)]
+        return self._constructed_at(program, *found[0]) if len(found) == 1 else None
+
+    def _constructed_at(self, program: Program, path: str, call: Call) -> Tuple[str, Call]:
+        """A gradient function built in a project cell's ``__init__`` (a GAN's own train-step cell) is shown where
+        the program builds that cell, the user's line; any other is shown where it is."""
+        project = self.project
+        owner = project.owner_class(path, call.scope)
+        init = project.method(owner, "__init__") if owner is not None else None
+        if init is None or init != (path, call.scope):
+            return path, call
+        built = [(p, c) for p, c in project.callers(init) if (p, c.scope) in program.scopes]
+        return built[0] if len(built) == 1 else (path, call)
 
     def network_of(self, path: str, call: Call, kind: str) -> Optional[NetworkUse]:
         """The network one training call trains: ``Model(net).train(...)`` or a train-step cell's."""
@@ -229,7 +245,15 @@ class Training:
         through a project cell built on a MindSpore wrapper (``class StepCell(nn.TrainOneStepCell)``) and a
         project function or method that returns the network it is given, wrapped or not
         (``quantizer.apply(net)``, ``build_loss_net(net, loss)``)."""
-        if value.kind != CALL or depth > 8:
+        if depth > 8:
+            return value
+        if value.kind == OP and choices(value):
+            # ``net = StepCell(net, opt, ema=True)`` in both arms of an ``if``: the network inside either arm.
+            inner = tuple(self.unwrap(path, choice, depth + 1) for choice in choices(value))
+            if inner == choices(value):
+                return value
+            return inner[0] if all(i == inner[0] for i in inner) else Value(OP, EITHER, inner)
+        if value.kind != CALL:
             return value
         project = self.project
         call = project.python[path].call(value.data)
@@ -724,6 +748,15 @@ class ParameterCount:
                 return None
             times *= count
         return times
+
+
+def _same_network(value: Optional[Value], other: Value) -> bool:
+    """Two values name the same network: built by the same call, or written the same way."""
+    if value is None:
+        return False
+    if value.kind == CALL or other.kind == CALL:
+        return value.kind == other.kind and value.data == other.data
+    return bool(value.text) and value.text == other.text
 
 
 def _used_attributes(project: Project, cls: ClassRef) -> Tuple[Set[str], Set[str]]:

@@ -861,8 +861,8 @@ def device(values: Values, program: Program) -> DeviceDecision:
             argument = call.kwargs.get(ms.DEVICE_TARGET)
         else:
             argument = call.argument("device_target", 0)
-        if argument is None:
-            continue
+        if argument is None or not values.can_hold(path, call.scope, call.guards, program):
+            continue  # ``if args.device_target == "Ascend": set_context(device_target="Ascend")`` with a GPU default
         found = values.resolve(path, argument, call.scope)
         targets.extend(found.values)
         complete = complete and found.complete

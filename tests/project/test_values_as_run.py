@@ -580,3 +580,33 @@ def test_a_program_that_always_initialises_nccl_runs_on_gpu():
 def test_nccl_in_one_arm_of_an_undecided_test_says_nothing_about_the_other_arm():
     setup = "import os\ndef setup():\n    if os.environ.get('USE_GPU'):\n        init('nccl')\n    else:\n        init()\n"
     assert _sink_off(setup, "setup()") == ["MSP204"]
+
+
+# --- the device set in the arm the program runs ---------------------------------------------------------------
+
+DEVICE_ARMS = """
+import argparse
+import mindspore as ms
+from mindspore.train import Model
+def train(arg):
+    ms.set_context(mode=ms.GRAPH_MODE)
+    if arg.device_target == "Ascend":
+        ms.set_context(device_id=arg.device_id, device_target="Ascend")
+    elif arg.device_target == "GPU":
+        ms.set_context(device_target="GPU")
+    Model(net, loss, opt).train(10, data, dataset_sink_mode=False)
+def parse_args():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--device_target", default="{default}", choices=["GPU", "Ascend"])
+    parser.add_argument("--device_id", default=0, type=int)
+    return parser.parse_known_args()[0]
+if __name__ == "__main__":
+    train(parse_args())
+"""
+
+
+def test_a_device_set_in_an_arm_the_programs_default_never_takes_does_not_make_it_an_ascend_program():
+    # pix2pix: each device's set_context sits in its own arm; the default run takes the GPU arm only
+    assert [f.code for f in check(DEVICE_ARMS.format(default="GPU"))] == []
+    assert [f.code for f in check(DEVICE_ARMS.format(default="Ascend"))] == ["MSP204"]
+    assert [f.code for f in check(DEVICE_ARMS.replace('default="{default}", ', ""))] == ["MSP204"]  # unknown

@@ -296,3 +296,216 @@ class UNet(nn.Cell):
     assert [f.code for f in findings] == ["MSP107"]
     # (3*32 + 32*64 + 64*64 + 64*128 + 128*128 + 128*256 + 256*256 + 256*512) * 9
     assert "at least 2,341,728 convolution weights" in findings[0].message
+
+
+# --- sizes only a run of the constructor tells --------------------------------------------------------------
+
+#: A DCGAN pair whose channel counts change on every pass of a ``while`` loop, built at module level from names,
+#: trained by a custom loop of two train steps over project loss cells that keep both networks.
+DCGAN = """
+import mindspore as ms
+import mindspore.nn as nn
+class Generator(nn.Cell):
+    def __init__(self, isize, nz, nc, ngf=64):
+        super().__init__()
+        cngf, tisize = ngf // 2, 4
+        while tisize != isize:
+            cngf = cngf * 2
+            tisize = tisize * 2
+        main = nn.SequentialCell()
+        main.append(nn.Conv2dTranspose(nz, cngf, 4, 1, "pad", 0, has_bias=False))
+        csize = 4
+        while csize < isize // 2:
+            main.append(nn.Conv2dTranspose(cngf, cngf // 2, 4, 2, "pad", 1, has_bias=False))
+            cngf = cngf // 2
+            csize = csize * 2
+        main.append(nn.Conv2dTranspose(cngf, nc, 4, 2, "pad", 1, has_bias=False))
+        self.main = main
+    def construct(self, z):
+        return self.main(z)
+class Discriminator(nn.Cell):
+    def __init__(self, isize, nc, ndf=64):
+        super().__init__()
+        main = nn.SequentialCell()
+        main.append(nn.Conv2d(nc, ndf, 4, 2, "pad", 1, has_bias=False))
+        csize, cndf = isize / 2, ndf
+        while csize > 4:
+            main.append(nn.Conv2d(cndf, cndf * 2, 4, 2, "pad", 1, has_bias=False))
+            cndf = cndf * 2
+            csize = csize / 2
+        main.append(nn.Conv2d(cndf, 1, 4, 1, "pad", 0, has_bias=False))
+        self.main = main
+    def construct(self, x):
+        return self.main(x).mean()
+class GeneratorLoss(nn.Cell):
+    def __init__(self, netG, netD):
+        super().__init__()
+        self.netG = netG
+        self.netD = netD
+    def construct(self, z):
+        return -self.netD(self.netG(z))
+class DiscriminatorLoss(nn.Cell):
+    def __init__(self, netG, netD):
+        super().__init__()
+        self.netG = netG
+        self.netD = netD
+    def construct(self, real, z):
+        return self.netD(self.netG(z)) - self.netD(real)
+ms.set_context(mode=ms.GRAPH_MODE)
+image_size, latent, channels = 64, 100, 3
+netG = Generator(image_size, latent, channels)
+netD = Discriminator(image_size, channels)
+optG = nn.RMSProp(netG.trainable_params(), 5e-5)
+optD = nn.RMSProp(netD.trainable_params(), 5e-5)
+stepG = nn.TrainOneStepCell(GeneratorLoss(netG, netD), optG)
+stepD = nn.TrainOneStepCell(DiscriminatorLoss(netG, netD), optD)
+for real, z in data:
+    stepD(real, z)
+    stepG(z)
+"""
+
+
+def test_channels_that_change_on_every_pass_of_a_while_loop_are_counted_pass_by_pass():
+    findings = lint(DCGAN)
+    lines = DCGAN.lstrip("\n").splitlines()
+    assert [(f.code, lines[f.line - 1].split(" =")[0]) for f in findings] == [("MSP107", "stepG"), ("MSP107", "stepD")]
+    # generator 100x512x16 + 512x256x16 + 256x128x16 + 128x64x16 + 64x3x16 = 3,574,784; discriminator
+    # 3x64x16 + 64x128x16 + 128x256x16 + 256x512x16 + 512x1x16 = 2,763,776: both networks once, not the loss
+    # cells' count added to the networks' own
+    assert all("at least 6,338,560 convolution weights" in f.message for f in findings)
+
+
+def test_the_same_gan_built_eight_times_narrower_is_silent():
+    narrow = DCGAN.replace("Generator(image_size, latent, channels)", "Generator(image_size, latent, channels, 8)") \
+        .replace("Discriminator(image_size, channels)", "Discriminator(image_size, channels, 8)")
+    assert lint(narrow) == []
+
+
+def test_a_loss_cell_computing_its_matching_costs_in_float16_leaves_the_network_in_float32():
+    # YOLOX's loss casts its label-assignment cost matrix to float16 for TopK: the backbone still trains in fp32
+    network = CNN.replace("import mindspore.nn as nn", "import mindspore.nn as nn\nimport mindspore.ops as ops") + """
+class DetectionLoss(nn.Cell):
+    def __init__(self, network):
+        super().__init__()
+        self.network = network
+    def construct(self, x, y):
+        cost = ops.cast(self.network(x) - y, ms.float16)
+        return ops.TopK()(cost, 4)[0].sum()
+"""
+    findings = lint(program("""
+        net = Net()
+        step = nn.TrainOneStepCell(DetectionLoss(net), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+        Model(step).train(10, data)
+    """, network))
+    assert [f.code for f in findings] == ["MSP107"]
+
+
+def test_a_model_over_train_steps_built_in_both_arms_of_an_if_is_decided_at_each_step_not_again_at_model():
+    findings = lint(program("""
+        net = Net()
+        opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt).set_train()
+        if resume:
+            step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt, sens=2.0).set_train()
+        Model(step, amp_level="O0").train(10, data)
+    """))
+    assert [(f.code, f.line) for f in findings] == [("MSP107", MODEL_LINE + 2), ("MSP107", MODEL_LINE + 4)]
+
+
+#: A DenseNet built through a factory function that passes its block configuration as a tuple: each dense layer's
+#: input channels grow with the layers before it (``num_input_features + i * growth_rate``), each transition
+#: halves them, and the layers are stored in an ``OrderedDict`` by name.
+DENSENET = """
+from collections import OrderedDict
+import mindspore as ms
+import mindspore.nn as nn
+class DenseLayer(nn.Cell):
+    def __init__(self, num_input_features, growth_rate, bn_size):
+        super().__init__()
+        self.conv1 = nn.Conv2d(num_input_features, bn_size * growth_rate, 1)
+        self.conv2 = nn.Conv2d(bn_size * growth_rate, growth_rate, 3)
+    def construct(self, x):
+        return ms.ops.concat((x, self.conv2(self.conv1(x))), 1)
+class DenseBlock(nn.Cell):
+    def __init__(self, num_layers, num_input_features, bn_size, growth_rate):
+        super().__init__()
+        self.cell_list = nn.CellList()
+        for i in range(num_layers):
+            self.cell_list.append(DenseLayer(num_input_features + i * growth_rate, growth_rate, bn_size))
+    def construct(self, x):
+        for layer in self.cell_list:
+            x = layer(x)
+        return x
+class DenseNet(nn.Cell):
+    def __init__(self, growth_rate, block_config, num_init_features=None, bn_size=4):
+        super().__init__()
+        layers = OrderedDict()
+        if num_init_features:
+            layers["conv0"] = nn.Conv2d(3, num_init_features, 7, stride=2)
+            num_features = num_init_features
+        else:
+            layers["conv0"] = nn.Conv2d(3, growth_rate * 2, 3)
+            num_features = growth_rate * 2
+        for i, num_layers in enumerate(block_config):
+            layers["denseblock%d" % (i + 1)] = DenseBlock(num_layers, num_features, bn_size, growth_rate)
+            num_features = num_features + num_layers * growth_rate
+            if i != len(block_config) - 1:
+                layers["transition%d" % (i + 1)] = nn.Conv2d(num_features, num_features // 2, 1)
+                num_features = num_features // 2
+        self.features = nn.SequentialCell(layers)
+        self.head = nn.Dense(num_features, 100)
+    def construct(self, x):
+        return self.head(self.features(x).mean(axis=(2, 3)))
+def densenet121(**kwargs):
+    return DenseNet(growth_rate=32, block_config=(6, 12, 24, 16), num_init_features=64, **kwargs)
+ms.set_context(mode=ms.GRAPH_MODE)
+net = densenet121()
+opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+def forward(x, y):
+    return loss(net(x), y)
+grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+for x, y in data:
+    _, grads = grad_fn(x, y)
+    opt(grads)
+"""
+
+
+def test_a_densenet_is_counted_layer_by_layer_through_its_factory_and_its_growing_channels():
+    findings = lint(DENSENET)
+    grad_line = DENSENET.lstrip("\n").splitlines().index("grad_fn = ms.value_and_grad(forward, None, opt.parameters)") + 1
+    assert [(f.code, f.line) for f in findings] == [("MSP107", grad_line)]
+    # DenseNet-121: 3x64x49 stem; 58 dense layers of (c x 128 + 128 x 32 x 9) with c = 64, 96, ... per block;
+    # three transitions halving 256, 512 and 1024 channels (written out in _densenet121_weights below)
+    assert f"at least {_densenet121_weights():,} convolution weights" in findings[0].message
+
+
+def _densenet121_weights() -> int:
+    total, features = 3 * 64 * 49, 64
+    for index, layers in enumerate((6, 12, 24, 16)):
+        total += sum((features + i * 32) * 128 + 128 * 32 * 9 for i in range(layers))
+        features += layers * 32
+        if index != 3:
+            total += features * (features // 2)
+            features //= 2
+    return total
+
+
+def test_a_gan_with_one_gradient_function_per_network_is_reported_at_each_networks_own():
+    findings = lint(program("""
+        netG, netD = Net(), Net(width=256)
+        optG = nn.Adam(netG.trainable_params(), 2e-4)
+        optD = nn.Adam(netD.trainable_params(), 2e-4)
+        def g_loss(x):
+            return -netD(netG(x)).mean()
+        def d_loss(x, y):
+            return netD(netG(x)).mean() - netD(y).mean()
+        grad_d = ms.value_and_grad(d_loss, None, netD.trainable_params())
+        grad_g = ms.value_and_grad(g_loss, None, netG.trainable_params())
+        for x, y in data:
+            _, gd = grad_d(x, y)
+            optD(gd)
+            _, gg = grad_g(x)
+            optG(gg)
+    """))
+    lines = {f.line - MODEL_LINE for f in findings}
+    assert lines == {7, 8} and len(findings) == 2  # grad_d's and grad_g's lines, not the optimizers'
