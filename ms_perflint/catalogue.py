@@ -468,6 +468,9 @@ ASCEND_CONFIG = "ascend_config"
 # --- training, programs and devices -------------------------------------------------------
 
 MODEL = "mindspore.train.Model"
+#: ``Model(network, loss_fn=None, optimizer=None, ...)`` applies its ``amp_level`` only when it has an optimizer: given a
+#: train step alone it runs the step as it is (MindSpore 2.10 ``Model._build_train_network``).
+MODEL_OPTIMIZER = Param("optimizer", 2)
 #: Methods of a ``Model`` that train, and ones that only evaluate or predict.
 MODEL_TRAIN_METHODS = frozenset(("train", "fit"))
 MODEL_EVAL_METHODS = frozenset(("eval", "predict", "infer_predict_layout"))

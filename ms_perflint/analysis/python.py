@@ -85,6 +85,7 @@ class _Collector(cst.CSTVisitor):
         self.text = text
         definitions = [s.name.value for s in module.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))]
         self.names = Names(module_name, is_package, definitions)
+        self._bind_main_imports(module)
         self.facts = PythonFacts(module=module_name, scopes=[Scope("<module>", MODULE)])
         self.constant_names = _module_constant_names(module)
         self.ancestors: List[cst.CSTNode] = []
@@ -112,10 +113,24 @@ class _Collector(cst.CSTVisitor):
         self.loop_nodes: Dict[int, cst.CSTNode] = {}
         self.class_nodes: Dict[str, cst.CSTNode] = {}
         #: Functions by scope index, and the marks that make one worth keeping the source of (see
-        #: ``Scope.program``): "loops" (a ``for``/``while`` or a ``+=``), "builds" (a call of a capitalised name).
+        #: ``Scope.program``): "loops" (a ``for``/``while``, a ``+=``, an ``__init__`` calling its own methods),
+        #: "builds" (a call of a capitalised name).
         self.function_nodes: Dict[int, cst.FunctionDef] = {}
         self.marks: Dict[int, Set[str]] = {}
         self.depth = 0
+
+    def _bind_main_imports(self, module: cst.Module) -> None:
+        """Bind the imports of the ``if __name__ == "__main__":`` block before the walk: a function defined above
+        it and called from it (``train_net()`` using ``ICNetdc`` imported there) reads them when it runs."""
+        for statement in module.body:
+            if not (isinstance(statement, cst.If) and _is_main_test(statement.test)):
+                continue
+            for line in statement.body.body:
+                for small in getattr(line, "body", ()) if isinstance(line, cst.SimpleStatementLine) else ():
+                    if isinstance(small, cst.Import):
+                        self.names.bind_import(small)
+                    elif isinstance(small, cst.ImportFrom):
+                        self.names.bind_import_from(small)
 
     # --- context ---------------------------------------------------------------------------
 
@@ -599,6 +614,9 @@ class _Collector(cst.CSTVisitor):
         name = call.callee.rsplit(".", 1)[-1] if call.callee else call.method
         if name[:1].isupper():
             self.marks.setdefault(self.scope, set()).add("builds")
+        elif call.callee.startswith("self.") and self.facts.scopes[self.scope].name.endswith(".__init__"):
+            # ``self.layer1 = self._make_layer(block, 64, 3)``: the methods it runs share ``self`` state
+            self.marks.setdefault(self.scope, set()).add("loops")
         self.facts.calls.append(call)
         self.call_nodes[call.id] = node
         self.memo[key] = call.id

@@ -856,8 +856,15 @@ class Project:
                     seen: Optional[Set[Tuple[str, int]]] = None) -> Optional[Tuple[str, Call]]:
         """The call of ``wanted`` (a catalogue name) that built ``value``: through chains, factory returns, the arms
         of an ``if`` (the first arm that builds one) and what astroid finds a loop's name holds."""
+        found = self.making_calls(path, value, wanted, depth, seen, first=True)
+        return found[0] if found else None
+
+    def making_calls(self, path: str, value: Optional[Value], wanted: str, depth: int = 0,
+                     seen: Optional[Set[Tuple[str, int]]] = None, first: bool = False) -> List[Tuple[str, Call]]:
+        """Every call of ``wanted`` that may have built ``value``, one per arm of an ``if`` that builds one (in the
+        arms' order); only the first with ``first``."""
         if value is None or depth > MAX_DEPTH:
-            return None
+            return []
         seen = set() if seen is None else seen
         if choices(value):
             candidates = [(path, part) for part in choices(value)]
@@ -866,11 +873,20 @@ class Project:
         else:
             candidates = []
         if candidates:
+            found: List[Tuple[str, Call]] = []
             for candidate_path, candidate in candidates:
-                found = self.making_call(candidate_path, candidate, wanted, depth + 1, seen)
-                if found is not None:
-                    return found
-            return None
+                for made in self.making_calls(candidate_path, candidate, wanted, depth + 1, seen, first):
+                    if made not in found:
+                        found.append(made)
+                if found and first:
+                    break
+            return found
+        made = self._making_call(path, value, wanted, depth, seen)
+        return [made] if made is not None else []
+
+    def _making_call(self, path: str, value: Value, wanted: str, depth: int,
+                     seen: Set[Tuple[str, int]]) -> Optional[Tuple[str, Call]]:
+        """:meth:`making_call` of a value that is not a choice."""
         if value.kind != CALL:
             return None
         if (path, value.data) in seen:

@@ -139,6 +139,8 @@ def program_precisions(check, training: Training, program: Program) -> List[Prog
     uses = training.networks(program)
     steps = {(u.path, u.anchor.id) for u in uses if u.kind == "step"}
     for use in uses:
+        if not values.can_hold(use.path, use.anchor.scope, use.anchor.guards, program):
+            continue  # a ``Model(...)`` in an arm this program's runs never take
         if use.kind == "model" and all(_built(project, use.path, v) in steps
                                        for v in choices(use.network) or (use.network,)):
             continue  # ``Model(TrainOneStepCell(...))``: one training, decided at its train step (each arm's)
@@ -158,6 +160,13 @@ def program_precisions(check, training: Training, program: Program) -> List[Prog
             _hub_coverage(project, values, training, program, precision, hub)
         found.append(precision)
     return found
+
+
+def _has_work(project: Project, values: Values, precision: ProgramPrecision, scopes, cls: ClassRef) -> bool:
+    """The cell (with what it builds) holds MatMul sites or convolutions: not a loss or metric cell."""
+    if any((site.path, site.call.scope) in scopes for site in precision.sites):
+        return True
+    return bool(ConvWeights.shared(project, values).of_class(cls))
 
 
 def _built(project: Project, path: str, value: Value) -> Optional[Tuple[str, int]]:
@@ -426,6 +435,8 @@ def _mechanisms(project: Project, values: Values, program: Program, precision: P
             if qualified == ms.MODEL and (path, call.id) != (precision.use.path, precision.use.anchor.id) \
                     and precision.use.kind == "model":
                 continue  # another Model: its amp_level is its own training's
+            if qualified == ms.MODEL and not call.may_pass(ms.MODEL_OPTIMIZER.keyword, ms.MODEL_OPTIMIZER.position):
+                continue  # no optimizer: the Model runs the train step it is given as it is
             _amp_entry(values, path, call, qualified, where, precision, program)
         elif qualified == ms.CUSTOM_MIXED_PRECISION:
             precision.levels.append(("?", where))
@@ -548,7 +559,10 @@ def _casts(project: Project, values: Values, training: Training, program: Progra
                 site.coverage = coverage
         if cls in network:
             if coverage.deliberate_fp32:
-                precision.deliberate_fp32 = True
+                # ``criterion.add_flags_recursive(fp32=True)`` keeps a loss in float32, as mixed precision does:
+                # only a cell with MatMul or convolution work of its own says its work is meant to stay float32
+                if _has_work(project, values, precision, scopes, cls):
+                    precision.deliberate_fp32 = True
             else:
                 precision.levels.append(("O3", coverage.mechanism))
     # Precision managed by hand: most MatMul layers are cast to float16 with to_float/add_flags_recursive
@@ -655,6 +669,13 @@ def _cast_targets(project: Project, training: Training, path: str, call: Call,
 # --- convolution work (MSP107) --------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class ClassArgument:
+    """A project class passed as an argument, as the value a counted scope's parameter holds."""
+
+    ref: ClassRef
+
+
 #: At most this many calls building a class are counted to size it (more: it is counted without their arguments).
 _SITES = 32
 
@@ -755,15 +776,44 @@ class ConvWeights(ParameterCount):
         function = self.project.python[path].scopes[index]
         if not function.program:
             return 0
-        executions = unroll(function.program, function.program_start, self._bound(scope),
-                            lambda dotted: self._known(path, index, dotted))
-        if executions is None:
+        run = unroll(function.program, function.program_start, self._bound(scope),
+                     lambda dotted: self._known(path, index, dotted), self._member,
+                     lambda name: self._method_source(path, index, name))
+        if run is None:
             return 0
+        facts = self.project.python[path]
+        ran = [(function, calls)] + [
+            (inlined, [c for c in facts.calls if c.scope == at]) for at, inlined in enumerate(facts.scopes)
+            if inlined.program and inlined.program_start in run.inlined_programs and at != index]
         total = 0
-        for call in calls:
-            for execution in executions.get(self._call_start(function, call), ()):
-                total += self._executed(path, call, execution) or 0
+        for source, made in ran:
+            for call in made:
+                start = self._call_start(source, call)
+                if start in run.inlined_calls:
+                    continue  # its own calls are counted where it ran
+                for execution in run.executions.get(start, ()):
+                    total += self._executed(path, call, execution) or 0
         return total
+
+    def _method_source(self, path: str, scope: int, name: str) -> Optional[Tuple[str, int]]:
+        """The kept source of the calling class's method ``name``, when it is in the same file (to run inline)."""
+        owner = self.project.owner_class(path, scope)
+        method = self.project.method(owner, name) if owner is not None else None
+        if method is None or method[0] != path:
+            return None
+        function = self.project.python[path].scopes[method[1]]
+        return (function.program, function.program_start) if function.program else None
+
+    def _member(self, value: Any, name: str) -> Any:
+        """An attribute of a value bound in a run: a class attribute of a class handed in (``block.expansion``)."""
+        if not isinstance(value, ClassArgument):
+            return UNKNOWN
+        for current in self.project.ancestry(value.ref):
+            facts = self.project.class_facts(current)
+            found = facts.class_attrs.get(name) if facts is not None else None
+            if found is not None:
+                return found.data if found.kind == LIT else UNKNOWN
+        return UNKNOWN
 
     @staticmethod
     def _call_start(function: Scope, call: Call) -> int:
@@ -784,6 +834,9 @@ class ConvWeights(ParameterCount):
             known = _known_size(self._evaluate(path, Value(SELF, attribute), scope))
             return known if known is not None else UNKNOWN
         if not attribute:
+            cls = self._class_named(path, head)
+            if cls is not None:
+                return cls
             value = facts.constants.get(head)
         elif head in facts.classes and "." not in attribute:
             value = facts.classes[head].class_attrs.get(attribute)
@@ -794,21 +847,53 @@ class ConvWeights(ParameterCount):
         qualified = self.project.qualified(path, call)
         if qualified in ms.CONV_LAYERS:
             return self._layer_size(path, call, ms.WEIGHTED_LAYERS[qualified], execution)
-        target = None if qualified else self._entered(path, call)
+        handed = execution.callee.ref if isinstance(execution.callee, ClassArgument) else \
+            self._handed_class(path, call)
+        target = self.project.method(handed, "__init__") if handed is not None else \
+            None if qualified else self._entered(path, call)
         if target is None:
             return self._call(path, call)
         self._bindings.append((target, self._passed(target, execution)))
         try:
-            return super()._call(path, call)
+            return self.of_class(handed) if handed is not None else super()._call(path, call)
         finally:
             self._bindings.pop()
+
+    def _class_named(self, path: str, name: str) -> Optional["ClassArgument"]:
+        """The project cell class a bare name of the file refers to (``PreActBottleNeck``), as a run's value."""
+        facts = self.project.python[path]
+        if name in facts.classes:
+            ref: ClassRef = (path, name)
+        else:
+            symbol = self.project.resolve(facts.aliases[name], path) if name in facts.aliases else None
+            if symbol is None or symbol.kind != "class":
+                return None
+            ref = (symbol.path, symbol.name)
+        return ClassArgument(ref) if self.project.is_cell(ref) else None
+
+    def _class_argument(self, path: str, value: Value) -> Optional["ClassArgument"]:
+        """A project cell class passed as an argument (``PreActResNet(PreActBottleNeck, ...)``)."""
+        if value.kind != REF:
+            return None
+        symbol = self.project.resolve(value.data, path)
+        if symbol is None or symbol.kind != "class" or not self.project.is_cell((symbol.path, symbol.name)):
+            return None
+        return ClassArgument((symbol.path, symbol.name))
+
+    def _handed_class(self, path: str, call: Call) -> Optional[ClassRef]:
+        """``block(inplanes, planes)`` where the scope's parameter ``block`` was given a project class."""
+        receiver = call.receiver
+        if call.method != "__call__" or receiver is None or receiver.kind != PARAM:
+            return None
+        bound = self._bound((path, call.scope)).get(receiver.data)
+        return bound.ref if isinstance(bound, ClassArgument) else None
 
     def _passed(self, target: ScopeRef, execution: Execution) -> Dict[str, Any]:
         """The target's parameters one execution passes (``UNKNOWN`` where its value is not known); those it does
         not pass take their defaults when the target runs."""
         function = self.project.python[target[0]].scopes[target[1]]
         names = function.params[1 if function.cls else 0:]
-        args, keywords = execution
+        args, keywords, _ = execution
         binding: Dict[str, Any] = {}
         for position, name in enumerate(names):
             if name in keywords:
@@ -826,10 +911,14 @@ class ConvWeights(ParameterCount):
         return self._bindings[-1][1] if self._bindings and self._bindings[-1][0] == scope else {}
 
     def _entered(self, path: str, call: Call) -> Optional[ScopeRef]:
-        """The scope a call runs: a ``self.<method>``, a project class's ``__init__``, a project function."""
+        """The scope a call runs: a ``self.<method>``, a project class's ``__init__`` (also one handed in as an
+        argument), a project function."""
         method = self._own_method(path, call)
         if method is not None:
             return method
+        handed = self._handed_class(path, call)
+        if handed is not None:
+            return self.project.method(handed, "__init__")
         symbol = self.project.callee(path, call) if call.callee else None
         if symbol is None:
             return None
@@ -852,9 +941,11 @@ class ConvWeights(ParameterCount):
             if known is not None:
                 binding[name] = known
             elif argument is not None:
-                # passed, not a size: a literal flag or mode as it is, else unknown (an unrolled run must not take
-                # the default)
-                binding[name] = _hashable(argument.data) if argument.kind == LIT else UNKNOWN
+                # passed, not a size: a project class (``block``), a literal flag or mode as it is, what the caller's
+                # own parameter holds, else unknown (an unrolled run must not take the default)
+                binding[name] = self._class_argument(path, argument) or (
+                    _hashable(argument.data) if argument.kind == LIT else
+                    self._bound((path, call.scope)).get(argument.data, UNKNOWN) if argument.kind == PARAM else UNKNOWN)
         return binding
 
     def _evaluate(self, path: str, value: Optional[Value], scope: int, depth: int = 0, bound: bool = True) -> Any:
@@ -865,6 +956,12 @@ class ConvWeights(ParameterCount):
             return value.data if _dimension_size(value.data, 1) is not None else None
         if value.kind == PARAM:
             return _known_size(self._bound((path, scope)).get(value.data)) if bound else None
+        if value.kind == OP and value.data == "[]" and len(value.parts) == 2:
+            container = self._evaluate(path, value.parts[0], scope, depth + 1, bound)
+            index = self._evaluate(path, value.parts[1], scope, depth + 1, bound)
+            if isinstance(container, tuple) and type(index) is int and -len(container) <= index < len(container):
+                return container[index]
+            return None
         if value.kind == OP and value.data == "tuple" and value.parts:
             items = [self._evaluate(path, part, scope, depth + 1, bound) for part in value.parts]
             return tuple(items) if all(type(i) is int for i in items) else None
@@ -883,6 +980,8 @@ class ConvWeights(ParameterCount):
             found = self.project.attribute(owner, value.data) if owner is not None else None
             if found is not None and found[0] == path:
                 return self._evaluate(path, found[1], scope, depth + 1, bound)
+            if found is None and owner is not None:  # ``self.expansion``: a class attribute
+                return _known_size(self._member(ClassArgument(owner), value.data))
         return None
 
     def _iterations(self, path: str, call: Call) -> Optional[int]:
@@ -923,12 +1022,13 @@ class ConvWeights(ParameterCount):
             return self._layer_size(path, call, ms.WEIGHTED_LAYERS[qualified])
         if qualified in ms.WEIGHTED_LAYERS or qualified in ms.UNSIZED_WEIGHT_LAYERS:
             return 0
+        handed = self._handed_class(path, call)
         target = None if qualified else self._entered(path, call)
         if target is None:
             return super()._call(path, call)
         self._bindings.append((target, self._arguments(path, call, target)))
         try:
-            return super()._call(path, call)
+            return self.of_class(handed) if handed is not None else super()._call(path, call)
         finally:
             self._bindings.pop()
 
@@ -956,7 +1056,7 @@ class ConvWeights(ParameterCount):
 
 def _executed_argument(execution: Execution, keyword: str, position: Optional[int]) -> Any:
     """An argument one execution passed for a parameter, when it is a size (None otherwise)."""
-    args, keywords = execution
+    args, keywords, _ = execution
     if keyword in keywords:
         return _known_size(keywords[keyword])
     if position is None or position >= len(args) or STARRED in args[:position + 1]:
@@ -1104,12 +1204,13 @@ def conv_weights(check, training: Training, precision: ProgramPrecision) -> Opti
     symbol = check.project.callee(use.path, call) if call is not None and call.callee else None
     if symbol is not None and symbol.kind == "class" and (symbol.path, symbol.name) in classes and len(classes) == 1:
         return counter.of_call(use.path, call)  # ``Net(width=16)``: with the arguments (and defaults) it is built with
-    # The classes are the network's and those of the cells it keeps (``WithLossCell(netG, netD)``), which its own
-    # count already holds: at least the larger of the two, never their sum.
+    # The classes are the network's and those of the cells it keeps (``WithLossCell(netG, netD)``), kept in turn
+    # (``StepCell(BuildTrainNetwork(net, loss))``), which the network's own count already holds: at least the
+    # largest of them, never their sum.
     project = check.project
     own = frozenset(c for c in project.instance_classes(use.path, built, use.anchor.scope) if c in classes)
     if not own or own == classes:
         return counter.of_classes(classes)
-    counts = [counter.of_classes(own), counter.of_classes(classes - own)]
+    counts = [counter.of_classes(own), *(counter.of_class(c) for c in sorted(classes - own))]
     known = [count for count in counts if count is not None]
     return max(known) if known else None

@@ -41,6 +41,11 @@ class NetworkUse:
     shown: Optional[Tuple[str, Call]] = None
 
     @property
+    def amp_at_anchor(self) -> bool:
+        """An ``amp_level`` passed at the anchor would cast the network: a ``Model`` that has an optimizer."""
+        return self.kind == "model" and self.anchor.may_pass(ms.MODEL_OPTIMIZER.keyword, ms.MODEL_OPTIMIZER.position)
+
+    @property
     def site(self) -> Tuple[str, Call]:
         """The file and call a finding about this training is reported at."""
         return self.shown or (self.path, self.anchor)
@@ -125,9 +130,9 @@ class Training:
         found: List[NetworkUse] = []
         project = self.project
         for path, call, kind in project.training_calls(program):
-            use = self.network_of(path, call, kind)
-            if use is not None:
-                found.append(use)
+            for use in self.network_uses(path, call, kind):
+                if use not in found:
+                    found.append(use)
         if found:
             return found
         for path, call in project.calls_matching(_calls_nn):
@@ -160,6 +165,20 @@ class Training:
             return path, call
         built = [(p, c) for p, c in project.callers(init) if (p, c.scope) in program.scopes]
         return built[0] if len(built) == 1 else (path, call)
+
+    def network_uses(self, path: str, call: Call, kind: str) -> List[NetworkUse]:
+        """The networks one training call may train: one per ``Model(...)`` built in an arm of an ``if`` (``model =
+        Model(step)`` when clipping gradients, ``Model(net, optimizer=opt, ...)`` otherwise), whose guards decide which
+        one a run trains."""
+        if kind != "model":
+            use = self.network_of(path, call, kind)
+            return [use] if use is not None else []
+        found = []
+        for made_path, made in self.project.making_calls(path, call.receiver, ms.MODEL):
+            network = made.argument("network", 0)
+            if network is not None:
+                found.append(NetworkUse(made_path, made, network, "model"))
+        return found
 
     def network_of(self, path: str, call: Call, kind: str) -> Optional[NetworkUse]:
         """The network one training call trains: ``Model(net).train(...)`` or a train-step cell's."""

@@ -15,7 +15,8 @@ from __future__ import annotations
 import ast
 import math
 import operator
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Set, Tuple
 
 
 class _Unknown:
@@ -36,8 +37,15 @@ UNKNOWN = _Unknown()
 #: Marks the place of a ``*iterable`` argument: positions from there on are not known.
 STARRED = object()
 
-#: One execution of a call: its positional arguments (``STARRED`` where a ``*x`` stood) and its keywords.
-Execution = Tuple[Tuple[Any, ...], Dict[str, Any]]
+class Execution(NamedTuple):
+    """One execution of a call: its positional arguments (``STARRED`` where a ``*x`` stood), its keywords, and what
+    the called name held when it is a local name (a class handed in as ``block``), else None."""
+
+    args: Tuple[Any, ...]
+    keywords: Dict[str, Any]
+    callee: Any = None
+
+
 #: Executions by the offset of the call in the file's text (the start of the called expression).
 Executions = Dict[int, List[Execution]]
 
@@ -65,7 +73,9 @@ class _Stop(Exception):
 
 
 class _Return(Exception):
-    pass
+    def __init__(self, value: Any = None) -> None:
+        super().__init__()
+        self.value = value
 
 
 class _Break(Exception):
@@ -76,51 +86,98 @@ class _Continue(Exception):
     pass
 
 
-def unroll(program: str, start: int, bound: Dict[str, Any],
-           lookup: Callable[[str], Any]) -> Optional[Executions]:
+@dataclass
+class Unrolled:
+    """What one run saw: each call's executions, and the ``self.<method>(...)`` calls it ran inline (their own calls'
+    executions are among ``executions``), with the offsets the inlined methods' sources start at."""
+
+    executions: Executions = field(default_factory=dict)
+    inlined_calls: Set[int] = field(default_factory=set)
+    inlined_programs: Set[int] = field(default_factory=set)
+
+
+#: ``method(name)`` -> the source and start offset of a method of the same class, to run inline, or None.
+Methods = Callable[[str], Optional[Tuple[str, int]]]
+
+
+def unroll(program: str, start: int, bound: Dict[str, Any], lookup: Callable[[str], Any],
+           member: Callable[[Any, str], Any] = lambda value, name: UNKNOWN,
+           method: Methods = lambda name: None) -> Optional[Unrolled]:
     """Run the function whose source is ``program`` (at offset ``start`` of its file) and say, per call, the
     arguments of each execution; None when the run could not be followed from start to end.
 
     ``bound`` holds the parameters the caller's values are known for (``UNKNOWN`` for one passed something
     unknown; a parameter not in it takes its default). ``lookup`` gives the value of a dotted name the function
-    does not assign (``self.width``, a module constant, ``Darknet.depth2block``), ``UNKNOWN`` when not known.
+    does not assign (``self.width``, a module constant, ``Darknet.depth2block``), ``UNKNOWN`` when not known;
+    ``member`` an attribute of a value the caller bound (``block.expansion`` of a class handed in). A
+    ``self.<name>(...)`` call runs inline when ``method(name)`` gives its source: the attributes it sets on
+    ``self`` (``self.inplanes = planes * block.expansion`` in a ResNet's ``_make_layer``) are seen by what follows.
     """
-    indented = program[:1].isspace()
-    source = "if 1:\n" + program if indented else program
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError):
+    function = _parsed(program)
+    if function is None:
         return None
-    function = tree.body[0].body[0] if indented else tree.body[0]  # type: ignore[attr-defined]
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return None
-    lines = source.splitlines(keepends=True)
-    run = _Run(lines, start - (len("if 1:\n") if indented else 0), lookup)
+    result = Unrolled()
+    run = _Run(program, start, lookup, member, method, result, {}, [_STEPS])
     try:
-        run.bind(function.args, bound)
-        run.block(function.body)
-    except _Return:
-        pass
+        run.call(function, bound)
     except (_Stop, _Break, _Continue, RecursionError):
         return None
     except Exception:  # noqa: BLE001 - arithmetic on the user's values (ZeroDivisionError, TypeError...)
         return None
-    return run.executions
+    return result
+
+
+def _parsed(program: str) -> Optional[ast.FunctionDef]:
+    """The function a kept source defines (a method's source is indented: it is parsed inside an ``if``)."""
+    source = "if 1:\n" + program if program[:1].isspace() else program
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    function = tree.body[0].body[0] if program[:1].isspace() else tree.body[0]  # type: ignore[attr-defined]
+    return function if isinstance(function, ast.FunctionDef) else None
+
+
+_INLINE_DEPTH = 8
 
 
 class _Run:
-    """The state of one run: the local names, the calls made so far, the steps left."""
+    """The state of one run of one function: its local names; the ``self`` attributes, the calls made so far and
+    the steps left are shared with the methods it runs inline."""
 
-    def __init__(self, lines: List[str], offset: int, lookup: Callable[[str], Any]) -> None:
-        self.lines = lines
+    def __init__(self, program: str, start: int, lookup: Callable[[str], Any], member: Callable[[Any, str], Any],
+                 method: Methods, result: Unrolled, attributes: Dict[str, Any], steps: List[int],
+                 depth: int = 0) -> None:
+        indented = program[:1].isspace()
+        self.lines = ("if 1:\n" + program if indented else program).splitlines(keepends=True)
         self.line_starts = [0]
-        for line in lines:
+        for line in self.lines:
             self.line_starts.append(self.line_starts[-1] + len(line))
-        self.offset = offset
-        self.lookup = lookup
+        self.offset = start - (len("if 1:\n") if indented else 0)
+        self.lookup, self.member, self.method = lookup, member, method
+        self.result = result
+        self.executions = result.executions
         self.names: Dict[str, Any] = {}
-        self.executions: Executions = {}
-        self.steps = _STEPS
+        self.attributes = attributes
+        self._steps = steps
+        self.depth = depth
+
+    @property
+    def steps(self) -> int:
+        return self._steps[0]
+
+    @steps.setter
+    def steps(self, value: int) -> None:
+        self._steps[0] = value
+
+    def call(self, function: ast.FunctionDef, bound: Dict[str, Any]) -> Any:
+        """Run the function's body with its parameters bound; what it returns."""
+        self.bind(function.args, bound)
+        try:
+            self.block(function.body)
+        except _Return as returned:
+            return returned.value
+        return None
 
     # --- parameters -------------------------------------------------------------------------------------
 
@@ -233,9 +290,7 @@ class _Run:
         self.block(node.finalbody)
 
     def _Return(self, node: ast.Return) -> None:
-        if node.value is not None:
-            self.value(node.value)
-        raise _Return
+        raise _Return(self.value(node.value) if node.value is not None else None)
 
     def _Break(self, node: ast.Break) -> None:
         raise _Break
@@ -261,7 +316,9 @@ class _Run:
                 self.assign(element, items[position] if items is not None else UNKNOWN)
         elif isinstance(target, ast.Attribute):
             dotted = _dotted(target)
-            if dotted is not None:
+            if dotted is not None and dotted.startswith("self.") and self.names.get("self") is _SELF:
+                self.attributes[dotted] = value
+            elif dotted is not None:
                 self.names[dotted] = value
         elif isinstance(target, ast.Subscript):
             container, key = self.value(target.value), self.value(target.slice)
@@ -290,11 +347,14 @@ class _Run:
     def _v_Attribute(self, node: ast.Attribute) -> Any:
         dotted = _dotted(node)
         if dotted is not None:
+            if dotted in self.attributes and self.names.get("self") is _SELF:
+                return self.attributes[dotted]
             if dotted in self.names:
                 return self.names[dotted]
-            root = dotted.split(".", 1)[0]
+            root, _, rest = dotted.partition(".")
             if root in self.names and root != "self":
-                return UNKNOWN  # an attribute of a local value: not modelled
+                held = self.names[root]
+                return UNKNOWN if held is UNKNOWN or "." in rest else self.member(held, rest)
             return self.lookup(dotted)
         self.value(node.value)
         return UNKNOWN
@@ -336,8 +396,13 @@ class _Run:
         function = _BINARY.get(type(op))
         if function is None or left is UNKNOWN or right is UNKNOWN:
             return UNKNOWN
-        if isinstance(left, list) and op.__class__ is ast.Add and isinstance(right, list):
+        if isinstance(left, (list, tuple)) and isinstance(op, ast.Add) and type(right) is type(left):
             return left + right
+        if isinstance(op, ast.Mult) and isinstance(left, (list, tuple)) != isinstance(right, (list, tuple)):
+            items, times = (left, right) if isinstance(left, (list, tuple)) else (right, left)
+            if type(times) is int and 0 <= times * len(items) <= 10_000:
+                return items * times  # ``[stride] + [1] * (blocks - 1)``
+            return UNKNOWN
         if not _numbers(left, right):
             return UNKNOWN
         if isinstance(op, ast.Pow) and isinstance(right, int) and abs(right) > 64:
@@ -447,8 +512,33 @@ class _Run:
             value = self.value(keyword.value)
             if keyword.arg is not None:
                 keywords[keyword.arg] = value
-        self.executions.setdefault(self._offset(node), []).append((tuple(args), keywords))
+        offset = self._offset(node)
+        callee = self.names.get(node.func.id) if isinstance(node.func, ast.Name) else None
+        self.executions.setdefault(offset, []).append(Execution(tuple(args), keywords, callee))
+        inlined = self._inline(node.func, args, keywords)
+        if inlined is not _NOT_INLINED:
+            self.result.inlined_calls.add(offset)
+            return inlined
         return self._result(node.func, args, keywords)
+
+    def _inline(self, func: ast.expr, args: List[Any], keywords: Dict[str, Any]) -> Any:
+        """Run ``self.<method>(...)`` here, when its source is known; ``_NOT_INLINED`` otherwise."""
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+                and self.names.get("self") is _SELF) or self.depth >= _INLINE_DEPTH or STARRED in args:
+            return _NOT_INLINED
+        found = self.method(func.attr)
+        function = _parsed(found[0]) if found is not None else None
+        if function is None:
+            return _NOT_INLINED
+        program, start = found  # type: ignore[misc]
+        parameters = [a.arg for a in (*function.args.posonlyargs, *function.args.args)][1:]
+        if len(args) > len(parameters):
+            return _NOT_INLINED
+        bound = {**dict(zip(parameters, args)), **keywords}
+        self.result.inlined_programs.add(start)
+        inner = _Run(program, start, self.lookup, self.member, self.method, self.result, self.attributes,
+                     self._steps, self.depth + 1)
+        return inner.call(function, bound)
 
     def _result(self, func: ast.expr, args: List[Any], keywords: Dict[str, Any]) -> Any:
         """What a call returns, for the builtins sizes are computed with; ``UNKNOWN`` for any other call."""
@@ -474,6 +564,9 @@ class _Run:
         line = self.lines[node.lineno - 1]
         column = len(line.encode("utf-8")[:node.col_offset].decode("utf-8", "replace"))
         return self.offset + self.line_starts[node.lineno - 1] + column
+
+
+_NOT_INLINED = object()
 
 
 class _Self:

@@ -191,8 +191,8 @@ def amp_switch_fix(use: NetworkUse, values=None, program=None) -> Optional[Fix]:
     ``"O0"`` (unsafe: it changes numerics) -- also the ``"O0"`` a name holds in the arm of an ``if`` the program's
     runs take (``values`` and ``program`` given), never another arm's. None for a custom loop, or a level the call
     may pass through ``**kw``."""
-    if use.kind != "model":
-        return None
+    if not use.amp_at_anchor:
+        return None  # a custom loop, or a Model given a train step without an optimizer (it ignores amp_level)
     entry = ms.AMP_ENTRIES[ms.MODEL].level
     level = use.anchor.argument(entry.keyword, entry.position)
     if level is None:
@@ -211,6 +211,16 @@ def amp_switch_fix(use: NetworkUse, values=None, program=None) -> Optional[Fix]:
             isinstance(k.value, str) and k.value.upper() == "O0" and k.source == "literal" for k in found.values):
         return None  # elsewhere, several places, or a prefixed or triple-quoted string: not edited blind
     return Fix(FixSafety.UNSAFE, AMP_SWITCH_FIX, (TextEdit(written.start + 1, written.end - 1, "O2"),))
+
+
+def amp_switch_text(use: NetworkUse) -> str:
+    """How to switch mixed precision on for this training, in a finding's message."""
+    if use.amp_at_anchor:
+        return 'pass amp_level="O2" (or "O3")'
+    if use.kind == "model":
+        return ('wrap the network with amp.auto_mixed_precision(net, "O2") (a Model given no optimizer ignores '
+                "amp_level)")
+    return 'wrap the network with amp.auto_mixed_precision(net, "O2") for this custom training loop'
 
 
 def replace_value(value: Value, new: str, safety: FixSafety, description: str) -> Optional[Fix]:

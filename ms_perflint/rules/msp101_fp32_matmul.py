@@ -16,7 +16,7 @@ from ms_perflint import catalogue as ms
 from ms_perflint.findings import Fix, FixAvailability, FixSafety, TextEdit
 from ms_perflint.project.training import NetworkUse, Training
 from ms_perflint.rules.base import Invalid, Option, Rule, RuleDocs, Valid
-from ms_perflint.rules.check import Check, amp_switch_fix, spelled
+from ms_perflint.rules.check import Check, amp_switch_fix, amp_switch_text, spelled
 from ms_perflint.project.precision import Coverage, MatmulSite, ProgramPrecision, program_precisions
 
 #: A MatMul of at least this many weights (in x out) is worth running in float16; smaller ones
@@ -394,8 +394,7 @@ class Fp32Matmul(Rule):
         biggest = f"largest: {largest.describe()}" if largest.weights else f"for example {largest.describe()}"
         where = "" if use.path == precision.program.entry else f" (trained by {precision.program.entry})"
         fix = amp_switch_fix(use, check.values, precision.program)
-        switch = 'pass amp_level="O2" (or "O3")' if use.kind == "model" else \
-            'wrap the network with amp.auto_mixed_precision(net, "O2") for this custom training loop'
+        switch = amp_switch_text(use)
         layers = sum(site.count for site in sites)
         message = (f"{_anchor_name(use)} trains{where} in float32 with no mixed precision: {layers} MatMul-family "
                    f"layers run in fp32 on the Cube ({biggest}); {switch}")

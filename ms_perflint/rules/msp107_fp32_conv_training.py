@@ -16,7 +16,7 @@ from ms_perflint.findings import FixAvailability
 from ms_perflint.project.precision import ProgramPrecision, conv_weights, hand_cast, program_precisions
 from ms_perflint.project.training import Training
 from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
-from ms_perflint.rules.check import Check, amp_switch_fix
+from ms_perflint.rules.check import Check, amp_switch_fix, amp_switch_text
 
 #: Words that, next to ``fp32``/``float32`` in a comment, say float32 is needed (``# D must stay fp32``).
 NEED_WORDS = ("need", "must", "keep", "require", "stable", "unstable", "nan", "overflow", "diverge", "precision")
@@ -311,8 +311,7 @@ def _message(precision: ProgramPrecision, weights: int) -> str:
     anchor = {"model": "Model(...)", "step": "This train step", "trainer": "Trainer(...)",
               "optimizer": "This custom training loop"}[use.kind]
     where = "" if use.path == precision.program.entry else f" (trained by {precision.program.entry})"
-    switch = 'pass amp_level="O2" (or "O3")' if use.kind == "model" else \
-        'wrap the network with amp.auto_mixed_precision(net, "O2") for this custom training loop'
+    switch = amp_switch_text(use)
     return (f"{anchor} trains{where} a convolutional network in float32 with no mixed precision: at least "
             f"{weights:,} convolution weights run in fp32 on the Cube; {switch}")
 

@@ -12,11 +12,12 @@ from ms_perflint.project.unroll import STARRED, UNKNOWN, unroll
 def executions(code: str, bound: Dict[str, Any], lookup=lambda name: UNKNOWN, callee: str = "Conv") -> List:
     """The argument tuples of every execution of the calls whose text starts with ``callee(``, in order."""
     text = textwrap.dedent(code).lstrip("\n")
-    found = unroll(text, 0, bound, lookup)
-    if found is None:
+    run = unroll(text, 0, bound, lookup)
+    if run is None:
         return None  # type: ignore[return-value]
+    found = run.executions
     starts = sorted(at for at in found if text.startswith(callee + "(", at))
-    return [args for at in starts for args, _ in found[at]]
+    return [args for at in starts for args, _, _ in found[at]]
 
 
 DCGAN = """
@@ -109,4 +110,37 @@ def test_offsets_are_the_files_for_an_indented_method_and_non_ascii_text():
     code = "    def __init__(self, c):\n        s = 'é'\n        x = (Conv(c, c))\n"
     found = unroll(code, 1000, {"c": 8}, lambda name: UNKNOWN)
     at = code.index("Conv(")
-    assert found[1000 + at] == [((8, 8), {})]
+    assert found.executions[1000 + at] == [((8, 8), {}, None)]
+
+
+RESNET = """
+class ResNet:
+    def __init__(self, block, layers, width=64):
+        self.inplanes = width
+        self.stem = Conv(3, self.inplanes, 7)
+        self.layer1 = self._make_layer(block, 64, layers[0])
+        self.layer2 = self._make_layer(block, 128, layers[1], stride=2)
+    def _make_layer(self, block, planes, blocks, stride=1):
+        cells = []
+        for _ in range(blocks):
+            cells.append(block(self.inplanes, planes, stride))
+            self.inplanes = planes * block.expansion
+            stride = 1
+        return cells
+"""
+
+
+def test_a_method_called_on_self_runs_inline_and_the_attributes_it_sets_carry_over():
+    text = RESNET.lstrip("\n")
+    init = text[text.index("    def __init__"):text.index("    def _make_layer")]
+    method = text[text.index("    def _make_layer"):]
+    init_at, method_at = text.index("    def __init__"), text.index("    def _make_layer")
+    bottleneck = object()
+    run = unroll(init, init_at, {"block": bottleneck, "layers": (2, 2)}, lambda name: UNKNOWN,
+                 member=lambda value, name: 4 if value is bottleneck and name == "expansion" else UNKNOWN,
+                 method=lambda name: (method, method_at) if name == "_make_layer" else None)
+    block_calls = run.executions[text.index("block(self.inplanes")]
+    # 64 in, then planes x 4 (256, then 512): the attribute _make_layer sets is read by its next pass and next call
+    assert [args for args, _, _ in block_calls] == [(64, 64, 1), (256, 64, 1), (256, 128, 2), (512, 128, 1)]
+    assert run.inlined_programs == {method_at}
+    assert {text.index("self._make_layer(block, 64"), text.index("self._make_layer(block, 128")} <= run.inlined_calls

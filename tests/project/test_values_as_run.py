@@ -433,7 +433,11 @@ def test_a_model_built_in_both_arms_of_an_if_still_trains():
         model = Model(net, nn.MSELoss(), opt)
     model.train(10, None)
     """)
-    assert [f.code for f in check(code)].count("MSP101") == 1
+    # each arm's Model trains the network in float32 in the runs that take that arm: each gets its finding and fix
+    found = [f for f in check(code) if f.code == "MSP101"]
+    lines = textwrap.dedent(code).lstrip("\n").splitlines()
+    assert [lines[f.line - 1].strip().split("(")[0] for f in found] == ["model = Model", "model = Model"]
+    assert len({f.line for f in found}) == 2 and all(f.fix is not None for f in found)
 
 
 def test_a_batch_in_an_arm_no_run_decides_needs_the_problem_in_both_arms():

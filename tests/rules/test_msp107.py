@@ -509,3 +509,64 @@ def test_a_gan_with_one_gradient_function_per_network_is_reported_at_each_networ
     """))
     lines = {f.line - MODEL_LINE for f in findings}
     assert lines == {7, 8} and len(findings) == 2  # grad_d's and grad_g's lines, not the optimizers'
+
+
+#: A ResNet whose residual block class is handed to ``__init__`` and built by ``_make_layer``, which updates
+#: ``self.inplanes`` after each block; the network comes from a factory choosing the stage depths.
+RESNET = """
+import mindspore as ms
+import mindspore.nn as nn
+from mindspore.train import Model
+class Bottleneck(nn.Cell):
+    expansion = 4
+    def __init__(self, inplanes, planes, stride=1):
+        super().__init__()
+        self.conv1 = nn.Conv2d(inplanes, planes, 1)
+        self.conv2 = nn.Conv2d(planes, planes, 3, stride=stride)
+        self.conv3 = nn.Conv2d(planes, planes * self.expansion, 1)
+    def construct(self, x):
+        return self.conv3(self.conv2(self.conv1(x)))
+class ResNet(nn.Cell):
+    def __init__(self, block, layers, num_classes=1000):
+        super().__init__()
+        self.inplanes = 64
+        self.conv1 = nn.Conv2d(3, self.inplanes, 7, stride=2)
+        self.layer1 = self._make_layer(block, 64, layers[0])
+        self.layer2 = self._make_layer(block, 128, layers[1], stride=2)
+        self.layer3 = self._make_layer(block, 256, layers[2], stride=2)
+        self.layer4 = self._make_layer(block, 512, layers[3], stride=2)
+        self.fc = nn.Dense(512 * block.expansion, num_classes)
+    def _make_layer(self, block, planes, blocks, stride=1):
+        strides = [stride] + [1] * (blocks - 1)
+        layers = []
+        for s in strides:
+            layers.append(block(self.inplanes, planes, s))
+            self.inplanes = planes * block.expansion
+        return nn.SequentialCell(layers)
+    def construct(self, x):
+        x = self.layer4(self.layer3(self.layer2(self.layer1(self.conv1(x)))))
+        return self.fc(x.mean(axis=(2, 3)))
+def resnet50(num_classes=1000):
+    return ResNet(Bottleneck, [3, 4, 6, 3], num_classes)
+if __name__ == "__main__":
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = resnet50(10)
+    Model(net, loss, nn.Momentum(net.trainable_params(), 0.1, 0.9)).train(90, data)
+"""
+
+
+def test_a_resnet_built_from_a_block_class_handed_in_is_counted_block_by_block():
+    findings = lint(RESNET)
+    assert [f.code for f in findings] == ["MSP107"]
+    # stem 3x64x49; each bottleneck inplanes x planes + planes^2 x 9 + planes x 4planes, with inplanes 64 for the
+    # first block and 4 x planes after it (written out in _resnet50_weights below)
+    assert f"at least {_resnet50_weights():,} convolution weights" in findings[0].message
+
+
+def _resnet50_weights() -> int:
+    total, inplanes = 3 * 64 * 49, 64
+    for planes, blocks in ((64, 3), (128, 4), (256, 6), (512, 3)):
+        for _ in range(blocks):
+            total += inplanes * planes + planes * planes * 9 + planes * planes * 4
+            inplanes = planes * 4
+    return total
