@@ -39,9 +39,18 @@ class Fp32ConvTraining(Rule):
             their `Transpose` forms, `mint.nn.Conv*`), counted over every block the network builds: a block
             built in a loop once per iteration, each block with the channels the call that builds it gives
             (`DoubleConv(64, 128)`, through arithmetic and defaults), a size known only as several candidates at
-            the smallest -- so the count is a lower bound. It reports
-            once per training call, at `Model(...)` -- or, in a custom loop, at the train-step cell or the
-            optimizer -- naming the convolution weights.
+            the smallest -- so the count is a lower bound. A constructor whose sizes change as it runs is run
+            with the sizes it is given (`project/unroll.py`): a DCGAN generator halving its channels on every
+            pass of a `while` loop, a Darknet doubling them with `+=` between stages, a DenseNet growing them
+            layer by layer, a ResNet whose `_make_layer` updates `self.inplanes` after each block of a block
+            class handed in (`ResNet(Bottleneck, [3, 4, 6, 3])`); anything the run cannot follow (a test on an
+            unknown value) leaves the static count. A class counted away from the call that builds it counts
+            as the smallest instance the project builds of it, and a wrapper (`WithLossCell(netG, netD)`) and
+            the networks it keeps count once, not summed. It reports once per training call, at `Model(...)`
+            (one per `Model(...)` when the arms of an `if` build different ones) -- or, in a custom loop, at
+            the train step's construction: the train-step cell, the gradient function of that network (a
+            GAN's one per network), or the program's construction of a project cell that builds it --
+            naming the convolution weights.
 
             It is MSP101's program-level finding for the networks MSP101 leaves alone: a network whose MatMul
             work passes MSP101's bound (a VGG with large Dense layers, a transformer) is MSP101's, and the two
@@ -74,7 +83,9 @@ class Fp32ConvTraining(Rule):
             LayerNorm, which keep float32 statistics, and adds dynamic loss scaling. On the CPU backend (tests,
             laptops) MindSpore 2.10 accepts O2 only with `loss_scale_manager=None`. A custom loop gets no
             automatic fix: wrap the network with `mindspore.amp.auto_mixed_precision(net, "O2")` and scale the
-            loss.
+            loss. Nor does a `Model(train_step)` given no optimizer: MindSpore 2.10's `Model` applies
+            `amp_level` only when it has an optimizer (`Model._build_train_network`), so the message says to
+            wrap the network instead.
         """,
         programs="""
             Programs that train on Ascend -- `Model.train`/`fit`, a train-step cell, a gradient function with an
@@ -96,9 +107,13 @@ class Fp32ConvTraining(Rule):
             - networks whose MatMul work passes MSP101's bound: they are MSP101's;
             - small networks: under 1 M convolution weights (LeNet-5 holds 2.5 k, a CIFAR ResNet-20 0.27 M) --
               float16 buys little there, and the launch overhead dominates;
-            - convolutions the linter cannot size count 0 (channels read from a list by a `zip` loop, a block
-              class handed in as a parameter, a network from another package or a registry): a ResNet built
-              that way may stay unreported -- unknown is never reported;
+            - convolutions the linter cannot size count 0 (channels read from a list by a `zip` loop over values
+              it does not know, a constructor whose run depends on a value it cannot know, a network from another
+              package or a registry) -- unknown is never reported;
+            - a loss cell's own casts: `criterion.add_flags_recursive(fp32=True)` keeps a loss in float32 as mixed
+              precision does, and a loss cell casting its matching costs to float16 (YOLOX) manages no
+              convolution's precision; only a cell with MatMul or convolution work of its own says its work is
+              meant to stay float32 or is managed by hand;
             - code that says float32 is needed: a comment in the training script or the network's files that
               names fp32/float32 with a reason (`# the discriminator must stay fp32`, `# fp32 for stability`),
               or a config key or flag naming fp32 (`--keep_fp32`) -- a GAN or loss the author keeps in float32;
