@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, LIT, OP, PARAM, REF, SELF, Call, Scope, Value, choices
+from ms_perflint.analysis.facts import CALL, CFG, LIT, NAME, OP, PARAM, REF, SELF, Call, Scope, Value, choices
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 from ms_perflint.project.training import NetworkUse, ParameterCount, Training, holding_attribute, used_attributes
 from ms_perflint.project.unroll import STARRED, UNKNOWN, Execution, unroll
@@ -871,6 +871,13 @@ class ConvWeights(ParameterCount):
             ref = (symbol.path, symbol.name)
         return ClassArgument(ref) if self.project.is_cell(ref) else None
 
+    def _configured(self, path: str, value: Value, scope: int) -> Any:
+        """A size a config value, module constant or name holds in every configuration (``args.enc_dim`` with
+        ``default=64``), else None."""
+        found = self.values.resolve(path, value, scope)
+        sizes = {_known_size(k.value) for k in found.values}
+        return sizes.pop() if found.complete and len(sizes) == 1 and None not in sizes else None
+
     def _class_argument(self, path: str, value: Value) -> Optional["ClassArgument"]:
         """A project cell class passed as an argument (``PreActResNet(PreActBottleNeck, ...)``)."""
         if value.kind != REF:
@@ -938,6 +945,8 @@ class ConvWeights(ParameterCount):
             argument = call.argument(name, position)
             known = self._evaluate(path, argument, call.scope) if argument is not None else \
                 self._evaluate(target[0], function.defaults.get(name), target[1], bound=False)
+            if known is None and argument is not None and argument.kind in (CFG, REF, NAME):
+                known = self._configured(path, argument, call.scope)
             if known is not None:
                 binding[name] = known
             elif argument is not None:

@@ -141,8 +141,32 @@ class Training:
             parameters = call.argument("params", 0)
             owner = self._parameters_owner(path, parameters)
             if owner is not None:
-                found.append(NetworkUse(path, call, owner, "optimizer", self._gradient_function(program, owner)))
+                shown = self._step_taking(program, path, call) or self._gradient_function(program, owner)
+                found.append(NetworkUse(path, call, owner, "optimizer", shown))
         return found
+
+    def _step_taking(self, program: Program, path: str, optimizer: Call) -> Optional[Tuple[str, Call]]:
+        """The program's one construction of a project cell that takes this optimizer and computes gradients (a
+        GAN's ``TrainOneStepCellGen(G_loss, optimizer_G)``): the train step of the optimizer's network."""
+        project = self.project
+        found = []
+        for at, call in project.calls_matching(_builds_project_object):
+            if (at, call.scope) not in program.scopes or at != path:
+                continue
+            if not any(a.kind == CALL and a.data == optimizer.id for a in (*call.args, *call.kwargs.values())):
+                continue
+            symbol = project.callee(at, call)
+            if symbol is not None and symbol.kind == "class" and self._computes_gradients((symbol.path, symbol.name)):
+                found.append((at, call))
+        return found[0] if len(found) == 1 else None
+
+    def _computes_gradients(self, cls: ClassRef) -> bool:
+        """A method of the class (or a base's) builds a gradient function (``GradOperation``, ``value_and_grad``)."""
+        project = self.project
+        for path, index in project.methods(cls):
+            if any(c.scope == index and project.qualified(path, c) in ms.GRAD_FUNCTIONS for c in project.python[path].calls):
+                return True
+        return False
 
     def _gradient_function(self, program: Program, owner: Value) -> Optional[Tuple[str, Call]]:
         """The gradient-function call (the train step's construction) of the custom loop training ``owner``: the
@@ -767,6 +791,11 @@ class ParameterCount:
                 return None
             times *= count
         return times
+
+
+def _builds_project_object(project: Project, path: str, call: Call) -> bool:
+    """A call of a project name (a class or factory of the project), by its callee."""
+    return bool(call.callee) and not call.callee.startswith("self.") and not project.qualified(path, call)
 
 
 def _same_network(value: Optional[Value], other: Value) -> bool:

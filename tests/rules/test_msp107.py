@@ -570,3 +570,37 @@ def _resnet50_weights() -> int:
             total += inplanes * planes + planes * planes * 9 + planes * planes * 4
             inplanes = planes * 4
     return total
+
+
+def test_sizes_from_argparse_defaults_and_project_train_step_cells_taking_each_optimizer():
+    # AttGAN: the widths come from argparse defaults; each network's train step is a project cell that takes its
+    # optimizer and builds its own GradOperation: the finding goes to that construction, the user's line
+    code = CNN.replace("import mindspore.nn as nn", "import argparse\nimport mindspore.nn as nn\nimport mindspore.ops as ops") + '''
+class StepCell(nn.Cell):
+    def __init__(self, loss_cell, optimizer):
+        super().__init__()
+        self.loss_cell, self.optimizer = loss_cell, optimizer
+        self.grad = ops.GradOperation(get_by_list=True)
+        self.weights = optimizer.parameters
+    def construct(self, x):
+        grads = self.grad(self.loss_cell, self.weights)(x)
+        return self.optimizer(grads)
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--gen_width", type=int, default=128)
+    parser.add_argument("--dis_width", type=int, default=256)
+    args = parser.parse_args()
+    gen, dis = Net(args.gen_width), Net(args.dis_width)
+    opt_g = nn.Adam(gen.trainable_params())
+    opt_d = nn.Adam(dis.trainable_params())
+    step_g = StepCell(nn.WithLossCell(gen, loss), opt_g)
+    step_d = StepCell(nn.WithLossCell(dis, loss), opt_d)
+    for x in data:
+        step_d(x)
+        step_g(x)
+'''
+    lines = code.lstrip("\n").splitlines()
+    findings = lint(code)
+    assert [lines[f.line - 1].strip().split(" =")[0] for f in findings] == ["step_g", "step_d"]
+    # 12 blocks of width x width x 9 plus the 3 x width x 9 stem: 1,772,928 at 128, 7,084,800 at 256
+    assert ["1,772,928" in findings[0].message, "7,084,800" in findings[1].message] == [True, True]
