@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, CFG, LIT, OP, PARAM, Call, Value
+from ms_perflint.analysis.facts import CALL, CFG, LIT, OP, PARAM, SELF, Call, Value
 from ms_perflint.project.model import Program, Project, ScopeRef
 from ms_perflint.project.training import Training, loop_count, network_parameters
 
@@ -296,10 +296,29 @@ class Checkpoints:
         for condition, holds in guards:
             divisor = _period_test(condition) if holds else None
             if divisor is not None:
-                counts = self._counts(path, divisor, scope)
+                counts = self._counts(path, divisor, scope) or self._instance_counts(path, divisor, scope)
                 if period.known:
                     period = Period(unit, tuple(c * min(period.counts) for c in counts) if counts else ())
         return period
+
+    def _instance_counts(self, path: str, value: Value, scope: int) -> Tuple[int, ...]:
+        """``self.save_ckpt_step`` set from ``__init__``'s parameter: the periods the constructions that give it a
+        known number pass, each instance on its own (one callback built with ``save_ckpt_step=1`` saves every step
+        whatever another instance is given); () when none does."""
+        owner = self.project.owner_class(path, scope) if value.kind == SELF else None
+        held = self.project.attribute(owner, value.data) if owner is not None else None
+        init = self.project.method(owner, "__init__") if owner is not None else None
+        if held is None or held[1].kind != PARAM or init is None:
+            return ()
+        params = self.project.python[init[0]].scopes[init[1]].params[1:]
+        if held[1].data not in params:
+            return ()
+        found: Set[int] = set()
+        for site_path, site in self._constructions(owner):
+            argument = site.argument(held[1].data, params.index(held[1].data))
+            if argument is not None:
+                found.update(self._counts(site_path, argument, site.scope))
+        return tuple(sorted(found))
 
     def callback_method(self, path: str, scope: int) -> str:
         """``Callback.epoch_end`` when the scope is a per-step or per-epoch method of a Callback, else ""."""

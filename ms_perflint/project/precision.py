@@ -139,7 +139,8 @@ def program_precisions(check, training: Training, program: Program) -> List[Prog
     uses = training.networks(program)
     steps = {(u.path, u.anchor.id) for u in uses if u.kind == "step"}
     for use in uses:
-        if not values.can_hold(use.path, use.anchor.scope, use.anchor.guards, program):
+        if not values.can_hold(use.path, use.anchor.scope, use.anchor.guards, program) \
+                or _other_device_arm(use.anchor):
             continue  # a ``Model(...)`` in an arm this program's runs never take
         if use.kind == "model" and all(_built(project, use.path, v) in steps
                                        for v in choices(use.network) or (use.network,)):
@@ -167,6 +168,22 @@ def _has_work(project: Project, values: Values, precision: ProgramPrecision, sco
     if any((site.path, site.call.scope) in scopes for site in precision.sites):
         return True
     return bool(ConvWeights.shared(project, values).of_class(cls))
+
+
+def _other_device_arm(call: Call) -> bool:
+    """The call sits in the arm of a test on the device (``if target == "Ascend": ... else: Model(step)``) that an
+    Ascend run does not take: an Ascend rule decides the program's Ascend runs (an unknown device counts as Ascend,
+    RULES.md), and this arm runs only on another device."""
+    for condition, holds in call.guards:
+        if condition.kind != OP or condition.data not in ("==", "!=") or len(condition.parts) != 2:
+            continue
+        for named in condition.parts:
+            if named.kind == LIT and isinstance(named.data, str) and \
+                    named.data.lower() in {target.lower() for target in ms.DEVICE_TARGETS}:
+                equal = named.data.lower() == ms.ASCEND.lower()
+                if (equal if condition.data == "==" else not equal) != holds:
+                    return True
+    return False
 
 
 def _built(project: Project, path: str, value: Value) -> Optional[Tuple[str, int]]:
@@ -432,9 +449,8 @@ def _mechanisms(project: Project, values: Values, program: Program, precision: P
             # with ``amp_level``; a loss scale manager alone changes nothing there).
             precision.levels.append(("?", f"loss scaling at {where}"))
         if qualified in ms.AMP_ENTRIES:
-            if qualified == ms.MODEL and (path, call.id) != (precision.use.path, precision.use.anchor.id) \
-                    and precision.use.kind == "model":
-                continue  # another Model: its amp_level is its own training's
+            if qualified == ms.MODEL and (path, call.id) != (precision.use.path, precision.use.anchor.id):
+                continue  # another Model: its amp_level is its own training's (a train step's Model ignores it)
             if qualified == ms.MODEL and not call.may_pass(ms.MODEL_OPTIMIZER.keyword, ms.MODEL_OPTIMIZER.position):
                 continue  # no optimizer: the Model runs the train step it is given as it is
             _amp_entry(values, path, call, qualified, where, precision, program)

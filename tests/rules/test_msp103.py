@@ -517,6 +517,20 @@ def test_a_callback_period_comes_from_its_values():
     assert lint(callback_program(body=body, interval=", unknown")) == []  # unknown: not reported
 
 
+def test_each_instance_of_a_callback_has_its_own_period():
+    # TinyBERT: one phase builds the saver with a period of 1, another with a period the linter cannot know; the
+    # first instance saves every epoch whatever the second is given
+    body = """        epoch = run_context.original_args().cur_epoch_num
+        if epoch % self.interval == 0:
+            ms.save_checkpoint(self.net, "latest.ckpt")"""
+    program = callback_program(body=body, interval=", 1").replace(
+        "    model.train(30, data, callbacks=callbacks)",
+        "    model.train(30, data, callbacks=callbacks)\n"
+        "    model.train(30, data, callbacks=[SaveCallback(net, model, valid_data, unknown)])")
+    assert "every epoch" in lint(program)[0].message
+    assert lint(program.replace("valid_data, 1)", "valid_data, unknown2)")) == []  # no instance known: silent
+
+
 def test_a_local_flag_set_on_every_call_is_not_a_run_once_guard():
     body = """        saved = False
         if not saved:

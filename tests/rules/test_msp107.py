@@ -604,3 +604,23 @@ if __name__ == "__main__":
     assert [lines[f.line - 1].strip().split(" =")[0] for f in findings] == ["step_g", "step_d"]
     # 12 blocks of width x width x 9 plus the 3 x width x 9 stem: 1,772,928 at 128, 7,084,800 at 256
     assert ["1,772,928" in findings[0].message, "7,084,800" in findings[1].message] == [True, True]
+
+
+def test_a_model_in_the_arm_of_a_device_test_an_ascend_run_does_not_take_is_not_decided():
+    # CNNCTC: O2 on Ascend; the other devices' arm trains a hand-written loss-scaling step without AMP
+    for target in ("config.device_target", '"GPU" if use_gpu else "Ascend"'):
+        code = program(f"""
+            target = {target}
+            ms.set_context(device_target=target)
+            net = Net()
+            opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+            if target == "Ascend":
+                model = Model(nn.WithLossCell(net, loss), optimizer=opt, amp_level="O2")
+            else:
+                model = Model(nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt))
+            model.train(10, data)
+        """)
+        assert found(code) == {}, target
+        # the same program with the arms swapped: the Ascend arm trains in float32
+        swapped = code.replace('if target == "Ascend":', 'if target != "Ascend":')
+        assert list(found(swapped)) == ["MSP107"], target
