@@ -739,6 +739,9 @@ PROFILING_WORDS = ("prof",)
 #: Tensor methods that copy a tensor to the host, waiting for the device to compute it (``numpy`` is an alias of
 #: ``asnumpy`` in 2.x).
 HOST_READ_METHODS = frozenset(("asnumpy", "numpy", "item", "tolist"))
+#: Of those, the methods only a MindSpore tensor has: whatever its receiver, the call copies device memory to the
+#: host (``param.asnumpy()``; ``.item()`` and ``.tolist()`` are NumPy's too).
+DEVICE_READ_METHODS = frozenset(("asnumpy",))
 #: Builtins that read a tensor's value on the host: ``float(t)``, ``int(t)``, and ``print`` (printing formats it).
 HOST_READ_CONVERSIONS = frozenset(("float", "int"))
 HOST_READ_PRINT = "print"

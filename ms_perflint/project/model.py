@@ -580,7 +580,10 @@ class Project:
             if owner is not None:
                 found = self.attribute(owner, value.data)
                 if found is not None:
-                    yield from self.instance_classes(found[0], found[1], 0, depth + 1)
+                    # ``self.network = network`` in ``__init__``: what the constructions pass for the parameter
+                    init = self.method(owner, "__init__") if found[1].kind == PARAM else None
+                    at = init[1] if init is not None and init[0] == found[0] else 0
+                    yield from self.instance_classes(found[0], found[1], at, depth + 1)
         elif value.kind == REF:
             symbol = self.resolve(value.data, path)
             if symbol is not None and symbol.kind == "class":
@@ -661,6 +664,10 @@ class Project:
                     for scope in self.targets(path, call):
                         callers.setdefault(scope, []).append((path, call))
             self._callers = callers
+            # What was found while the table was being built did not follow parameters into it: asked again now,
+            # ``self.network.update()`` in a Callback reaches the method of what its constructions pass.
+            self._instances.clear()
+            self._targets.clear()
         return self._callers.get(target, [])
 
     # --- programs -----------------------------------------------------------------------------

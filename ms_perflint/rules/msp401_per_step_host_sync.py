@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, CFG, DERIVED, EITHER, OP, choices, PARAM, Call, Guard, PythonFacts, Value
+from ms_perflint.analysis.facts import CALL, CFG, DERIVED, EITHER, LIT, OP, choices, PARAM, Call, Guard, PythonFacts, Value
 from ms_perflint.findings import FixAvailability
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 from ms_perflint.project.modes import jit_scopes
@@ -252,6 +252,18 @@ class PerStepHostSync(Rule):
                 key = (path, "hook", read.scope)
                 label = f"{label} (in {facts.scopes[read.scope].name}, which Model.train runs after every step " \
                         f"without data sinking)"
+            elif read.method in ms.DEVICE_READ_METHODS and _hook_running(check, path, read) is not None:
+                # ``param.asnumpy()`` in an EMA update a Callback's ``step_end`` runs: any tensor, every step (a
+                # read of the step's output there is the branch above)
+                hook_path, hook_scope = _hook_running(check, path, read)  # type: ignore[misc]
+                owner = check.project.owner_class(hook_path, hook_scope)
+                if owner is None or not _runs(check, _unsunk(check, programs, owner), path, read):
+                    continue
+                key = (path, "tensor", read.scope)
+                hook = check.project.python[hook_path].scopes[hook_scope].name
+                called = "" if (hook_path, hook_scope) == (path, read.scope) else \
+                    f"{facts.scopes[read.scope].name}, called by "
+                label = f"{label} (in {called}{hook}, which Model.train runs after every step without data sinking)"
             else:
                 handed = _handed_step(check, training, path, facts, read, value)
                 if handed is None or not _unthrottled(check, path, read.scope, list(read.guards)):
@@ -263,7 +275,8 @@ class PerStepHostSync(Rule):
         for key in sorted(found):
             reads = sorted(found[key], key=lambda r: r[0].start)
             read, label = reads[0]
-            check.report(self.code, path, read, _message(label, len(reads) - 1))
+            what = "a device tensor" if key[1] == "tensor" else "the training step's output"
+            check.report(self.code, path, read, _message(label, len(reads) - 1, what))
 
 
 # --- reads ----------------------------------------------------------------------------------------------
@@ -431,6 +444,36 @@ def _per_step_hook(project: Project, path: str, scope: int) -> bool:
     return owner is not None and project.derives_from(owner, ms.CALLBACK_BASES)
 
 
+def _hook_running(check: Check, path: str, read: Call) -> Optional[ScopeRef]:
+    """The per-step Callback hook that runs the read unthrottled: the read's own scope, or a hook calling the
+    function or method that holds it (``self.network.moving_parameter_update()``); None when none does."""
+    project = check.project
+    if not _unthrottled(check, path, read.scope, list(read.guards)):
+        return None
+    if _per_step_hook(project, path, read.scope):
+        return path, read.scope
+    for caller_path, caller in _hook_calls(project).get((path, read.scope), ()):
+        if _unthrottled(check, caller_path, caller.scope, list(caller.guards)):
+            return caller_path, caller.scope
+    return None
+
+
+def _hook_calls(project: Project) -> Dict[ScopeRef, List[Tuple[str, Call]]]:
+    """The calls per-step Callback hooks make, by the function or method each enters (``self.network.update()``
+    enters the method of the class ``self.network`` holds), once per project."""
+    def find() -> Dict[ScopeRef, List[Tuple[str, Call]]]:
+        found: Dict[ScopeRef, List[Tuple[str, Call]]] = {}
+        for path, facts in sorted(project.python.items()):
+            hooks = {index for index, scope in enumerate(facts.scopes)
+                     if scope.name.rsplit(".", 1)[-1] in ms.PER_STEP_HOOKS and _per_step_hook(project, path, index)}
+            for call in facts.calls:
+                if call.scope in hooks:
+                    for target in project.targets(path, call):
+                        found.setdefault(target, []).append((path, call))
+        return found
+    return project.memo("msp401-hook-calls", find)  # type: ignore[return-value]
+
+
 def _net_outputs(value: Value, depth: int = 0) -> bool:
     """The value is (an item of, or computed from) ``cb_params.net_outputs``, the step's output in a Callback."""
     if depth > 8:
@@ -449,7 +492,8 @@ def _unsunk(check: Check, programs: List[Program], callback: ClassRef) -> List[P
     kept = []
     for program in programs:
         calls = [(path, call) for path, call, kind in check.project.training_calls(program)
-                 if kind == "model" and _may_hand(check.project, path, call, callback)]
+                 if kind == "model" and _may_hand(check.project, path, call, callback)
+                 and check.values.can_hold(path, call.scope, call.guards, program)]
         if calls and all(check.sinks_off(program, path, call) for path, call in calls):
             kept.append(program)
     return kept
@@ -562,7 +606,8 @@ def _period(check: Check, path: str, scope: int, value: Value, holds: bool) -> b
     if value.kind == OP and value.data in _ORDERING:
         return any(part.kind == OP and part.data == "-" for part in value.parts)
     if value.kind == OP and value.data == "in" and holds:
-        return True  # ``if step in log_steps:``
+        # ``if step in log_steps:``; not ``if "moving_mean" in name:``, a text test on each item of a loop
+        return not (value.parts and value.parts[0].kind == LIT and isinstance(value.parts[0].data, str))
     return False
 
 
@@ -589,9 +634,9 @@ def _runs(check: Check, programs: List[Program], path: str, read: Call) -> bool:
                for program in programs)
 
 
-def _message(label: str, others: int) -> str:
+def _message(label: str, others: int, what: str = "the training step's output") -> str:
     more = f" ({others} more read{'s' if others > 1 else ''} of it in this loop)" if others else ""
-    return (f"{label} reads the training step's output on the host every step{more}: the host waits for the device "
+    return (f"{label} reads {what} on the host every step{more}: the host waits for the device "
             f"to finish each step before it launches the next. Read it every N steps (if step % N == 0:) or once "
             f"per epoch")
 

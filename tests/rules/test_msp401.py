@@ -627,3 +627,50 @@ def test_mindspores_own_loss_monitor_without_sinking_is_not_reported():
         Model(net, loss_fn, opt).train(10, dataset, callbacks=[LossMonitor()], dataset_sink_mode=False)
     """
     assert lint(code) == []
+
+
+#: YOLOX: an EMA Callback's ``on_train_step_end`` calls a method of the train-step cell it holds, which copies the
+#: BatchNorm statistics to the host (``param.asnumpy()``) to average them; a profiling arm trains sunk.
+EMA = """
+import mindspore as ms
+from mindspore import nn
+from mindspore.train import Callback, Model
+class StepWithEMA(nn.TrainOneStepCell):
+    def ema_update(self):
+        for name, param in self.network.parameters_and_names():
+            if "moving_mean" in name:
+                self.averages[name] = 0.9 * self.averages[name] + 0.1 * param.asnumpy()
+class EMACallback(Callback):
+    def __init__(self, network):
+        self.network = network
+    def on_train_step_end(self, run_context):
+{hook}
+def main(profile=False):
+    step = StepWithEMA(nn.WithLossCell(net, loss), opt).set_train()
+    model = Model(step)
+    if profile:
+        model.train(3, dataset, callbacks=[EMACallback(step)], dataset_sink_mode=True, sink_size=100)
+    else:
+        model.train(90, dataset, callbacks=[EMACallback(step)], dataset_sink_mode=False)
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_a_callback_that_calls_a_method_copying_parameters_to_the_host_every_step():
+    code = EMA.format(hook="        self.network.ema_update()")
+    found = lint(code)
+    read = textwrap.dedent(code).lstrip("\n").splitlines()[7]  # the line that copies the statistic
+    assert [(f.line, f.column) for f in found] == [(8, read.index("param.asnumpy()"))]
+    message = found[0].message
+    assert "StepWithEMA.ema_update, called by EMACallback.on_train_step_end" in message
+    assert "reads a device tensor on the host every step" in message
+
+
+def test_the_same_update_every_n_steps_or_in_a_sunk_training_is_silent():
+    every_100 = "        if run_context.original_args().cur_step_num % 100 == 0:\n            self.network.ema_update()"
+    assert lint(EMA.format(hook=every_100)) == []
+    assert lint(EMA.format(hook="        self.network.ema_update()").replace("main()", "main(profile=True)")) == []
+    sunk = EMA.format(hook="        self.network.ema_update()").replace(
+        "callbacks=[EMACallback(step)], dataset_sink_mode=False", "callbacks=[EMACallback(step)], dataset_sink_mode=True")
+    assert lint(sunk) == []
