@@ -513,6 +513,12 @@ OPTIMIZERS = frozenset(
 )
 
 
+#: The base class of MindSpore's optimizers, by the names code imports it under. A project optimizer's
+#: ``construct`` runs the parameter update, not the network's forward and backward.
+OPTIMIZER_BASES = frozenset(("mindspore.nn.Optimizer", "mindspore.nn.optim.Optimizer",
+                             "mindspore.nn.optim.optimizer.Optimizer"))
+
+
 def is_optimizer(qualified: str) -> bool:
     """``mindspore.nn.Adam``, ``mindspore.nn.optim.Momentum``, mindcv's ``create_optimizer``."""
     last = qualified.rsplit(".", 1)[-1]

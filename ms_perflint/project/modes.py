@@ -163,14 +163,21 @@ def _function_targets(project: Project, path: str, value: Value, scope: int) -> 
 
 
 def jit_in(project: Project, program: Program) -> Optional[Tuple[str, int]]:
-    """Where the program compiles something with ``jit`` (a reached jit scope or a ``jit(...)`` call), or None."""
+    """Where the program compiles something with ``jit`` (a reached jit scope or a ``jit(...)`` call), or None.
+    An optimizer's compiled ``construct`` (mindface's Adan) compiles the parameter update only: the train step's
+    forward and backward still run op by op, so it does not count."""
     for (path, index), line in sorted(jit_scopes(project).items()):
-        if program.reaches(path, index):
+        if program.reaches(path, index) and not _in_optimizer(project, path, index):
             return path, line
     for path, call in project.calls_matching(_calls_jit):
         if program.reaches(path, call.scope):
             return path, call.line
     return None
+
+
+def _in_optimizer(project: Project, path: str, index: int) -> bool:
+    owner = project.owner_class(path, index)
+    return owner is not None and project.derives_from(owner, ms.OPTIMIZER_BASES)
 
 
 def _calls_jit(project: Project, path: str, call: Call) -> bool:

@@ -400,3 +400,23 @@ def test_fine_tuning_a_hub_transformer_is_silent():
     assert at(code) == []
     assert at(code.replace('AutoModelForSequenceClassification.from_pretrained("bert-base-cased", num_labels=2)',
                            "Net()")) != []
+
+
+def test_a_jit_compiled_optimizer_does_not_compile_the_train_step():
+    # mindface's Adan: @ms_function on the optimizer's construct compiles the update; the forward and backward of
+    # the PyNative training still run op by op
+    code = """
+        import mindspore as ms
+        from mindspore import nn
+        from mindspore.train import Model
+        class Adan(nn.Optimizer):
+            @ms.jit
+            def construct(self, gradients):
+                return gradients
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        net = Net()
+        Model(net, loss, Adan(net.trainable_params(), 1e-3)).train(10, data)
+    """
+    assert at(code) == [(8, 1)]
+    # a jit on a function the program calls still counts as compiling (the rule cannot tell what it compiles)
+    assert lint(code.replace("class Adan(nn.Optimizer):", "class Adan(nn.Cell):")) == []
