@@ -574,6 +574,9 @@ MINDNLP_TRAINERS = frozenset(("mindnlp.engine.Trainer", "mindnlp.engine.trainer.
                               "mindnlp.engine.trainer.base.Trainer"))
 MINDNLP_TRAINER_MODEL = Param("model", 0)
 MINDNLP_TRAINER_ARGS = Param("args", 1)
+#: Training entry points a project subclasses to customise (``class ModifiedTrainer(Trainer)`` overriding
+#: ``compute_loss``): the subclass trains as its base does.
+SUBCLASSED_ENTRY_POINTS = frozenset((MODEL, *MINDFORMERS_TRAINERS, *MINDNLP_TRAINERS))
 MINDNLP_TRAINING_ARGUMENTS = frozenset(("mindnlp.engine.TrainingArguments", "mindnlp.engine.train_args.TrainingArguments",
                                         "mindnlp.engine.train_args.base.TrainingArguments",
                                         "mindnlp.engine.Seq2SeqTrainingArguments",
@@ -913,8 +916,10 @@ ENVIRONMENT = frozenset(("os.environ", "os.putenv", "os.environ.setdefault"))
 # --- what a call site is recorded for ---------------------------------------------------------
 
 #: Methods that give a network's parameters to an optimizer or a gradient function; ``parameters()`` is the
-#: torch-style spelling of mindnlp's modules.
-PARAMETER_METHODS = frozenset(("trainable_params", "get_parameters", "parameters_dict", "parameters"))
+#: torch-style spelling of mindnlp's modules; ``parameters_and_names()`` and torch-style ``named_parameters()``
+#: yield (name, parameter) pairs that weight-decay groups filter by name.
+PARAMETER_METHODS = frozenset(("trainable_params", "get_parameters", "parameters_dict", "parameters",
+                               "parameters_and_names", "named_parameters"))
 
 #: Method names worth recording on any receiver (the receiver's type is decided later).
 INTERESTING_METHODS = frozenset(

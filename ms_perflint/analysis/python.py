@@ -28,7 +28,7 @@ import libcst as cst
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
-    CALL, CFG, CLASS, DERIVED, EITHER, FUNCTION, ITEMS, LIT, MAIN, MODULE, NAME, OP, PARAM, REF, SELF, UNKNOWN,
+    CALL, CFG, CLASS, DERIVED, DICT, EITHER, FUNCTION, ITEMS, LIT, MAIN, MODULE, NAME, OP, PARAM, REF, SELF, UNKNOWN,
     Call, ClassFacts, ConfigEntry, Guard, Loop, PythonFacts, Scope, Value, choices, unknown,
 )
 from ms_perflint.analysis.names import Names, dotted_name
@@ -756,13 +756,25 @@ class _Collector(cst.CSTVisitor):
             return self._placed(Value(OP, "tuple", parts), node)
         if kind is cst.Dict:
             mapping = _literal_mapping(node)
-            return self._placed(Value(LIT, mapping) if mapping is not None else unknown(), node)
+            if mapping is not None:
+                return self._placed(Value(LIT, mapping), node)
+            return self._placed(self._dict_display(node), node)
         if kind is cst.IfExp:
             parts = (self.value_of(node.test), self.value_of(node.body), self.value_of(node.orelse))
             return self._placed(Value(OP, "ifexp", parts), node)
         if kind is cst.FormattedString or kind is cst.ConcatenatedString:
             return self._placed(Value(OP, FORMATTED, tuple(self.value_of(e) for e in _formatted_parts(node))), node)
         return self._placed(unknown(), node)
+
+    def _dict_display(self, node: cst.Dict) -> Value:
+        """A dict display of string keys and values that are not all literals (``DICT``), else unknown."""
+        parts: List[Value] = []
+        for element in node.elements:
+            key = _literal(element.key) if isinstance(element, cst.DictElement) else _NOT_LITERAL
+            if not isinstance(key, str):
+                return unknown()
+            parts.extend((Value(LIT, key), self.value_of(element.value)))
+        return Value(OP, DICT, tuple(parts))
 
     def _placed(self, value: Value, node: cst.CSTNode) -> Value:
         self.value_nodes[id(value)] = (value, node)  # positions are filled in by finish()

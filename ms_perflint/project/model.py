@@ -849,6 +849,10 @@ class Project:
         if qualified:
             return qualified
         symbol = self.callee(path, call)
+        if symbol is not None and symbol.kind == "class":
+            for base in sorted(ms.SUBCLASSED_ENTRY_POINTS):
+                if self.derives_from((symbol.path, symbol.name), (base,)):
+                    return base  # ``class ModifiedTrainer(Trainer)``: trains as the Trainer it extends
         if symbol is not None and symbol.kind == "function":
             facts = self.python[symbol.path]
             for returned in facts.scopes[facts.functions[symbol.name]].returns:
@@ -906,6 +910,10 @@ class Project:
             return path, call
         if call.method in ms.RETURNS_SELF and call.receiver is not None:
             return self.making_call(path, call.receiver, wanted, depth + 1, seen)
+        symbol = self.callee(path, call) if call.callee and not call.callee.startswith("self.") else None
+        if wanted in ms.SUBCLASSED_ENTRY_POINTS and symbol is not None and symbol.kind == "class" and \
+                self.derives_from((symbol.path, symbol.name), (wanted,)):
+            return path, call  # a project subclass of the entry point
         symbol = self.callee(path, call)
         if symbol is not None and symbol.kind == "function":
             facts = self.python[symbol.path]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple  # noqa: F401
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, EITHER, ITEMS, NAME, OP, PARAM, SELF, Call, Value, choices
+from ms_perflint.analysis.facts import CALL, DICT, EITHER, ITEMS, NAME, OP, PARAM, SELF, Call, Value, choices
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 
 #: MindSpore cells that wrap a network and take it as their first argument.
@@ -224,6 +224,8 @@ class Training:
     def _parameters_owner(self, path: str, value: Optional[Value], depth: int = 0) -> Optional[Value]:
         if value is not None and value.kind == OP and value.data == ITEMS and value.parts and depth < 4:
             return self._parameters_owner(path, value.parts[0], depth + 1)  # ``tuple(p for p in net.parameters())``
+        if value is not None and value.kind == OP and value.data == "tuple" and value.parts and depth < 4:
+            return self._grouped_owner(path, value.parts, depth)
         if value is None or value.kind != CALL:
             return None
         call = self.project.python[path].call(value.data)
@@ -232,6 +234,20 @@ class Training:
         if call.method in ms.PARAMETER_METHODS and call.receiver is not None:
             return call.receiver
         return self._grouped_parameters_owner(path, call)
+
+    def _grouped_owner(self, path: str, groups: Tuple[Value, ...], depth: int) -> Optional[Value]:
+        """``[{"params": [p for n, p in model.parameters_and_names() if ...], "weight_decay": wd}, {...}]``: the
+        network whose parameters every group's ``params`` holds."""
+        owners = []
+        for group in groups:
+            if group.kind != OP or group.data != DICT:
+                return None
+            found = [v for k, v in zip(group.parts[::2], group.parts[1::2]) if k.data == "params"]
+            owner = self._parameters_owner(path, found[0], depth + 1) if found else None
+            if owner is None:
+                return None
+            owners.append(owner)
+        return owners[0] if all(_same_network(o, owners[0]) for o in owners) else None
 
     def _grouped_parameters_owner(self, path: str, call: Call) -> Optional[Value]:
         """The argument a project function takes the parameters of (``get_param_groups(net)`` builds weight-decay

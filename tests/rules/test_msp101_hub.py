@@ -351,3 +351,38 @@ def test_a_notebook_names_its_own_classes_not_those_of_a_script_of_the_same_name
     results = check_folder(str(tmp_path), Settings(select=("MSP101",)), rules=[Fp32Matmul])
     assert [f.code for f in results["summarize.ipynb"].findings] == ["MSP101"]
     assert "Summarizer (built on GPT2LMHeadModel)" in results["summarize.ipynb"].findings[0].message
+
+
+def test_a_project_subclass_of_mindnlps_trainer_trains_as_the_trainer():
+    # bloom_alpaca: ``class ModifiedTrainer(Trainer)`` overriding compute_loss
+    code = """
+class ModifiedTrainer(Trainer):
+    def compute_loss(self, model, inputs, return_outputs=False):
+        return model(**inputs).loss
+""" + TRAINER.format(load="", args="").replace("trainer = Trainer(", "trainer = ModifiedTrainer(")
+    assert found(code) == {"MSP101": [(7, 11)]}  # the ModifiedTrainer(...) line
+    assert found(code.replace('num_train_epochs=3', 'num_train_epochs=3, fp16=True')) == {}
+
+
+def test_an_optimizer_over_weight_decay_groups_of_the_hub_models_parameters():
+    # the Hugging Face "no_decay" idiom: two groups of the same model's (name, parameter) pairs
+    code = """
+model = AutoModelForSequenceClassification.from_pretrained("bert-base-cased", num_labels=2)
+no_decay = ["bias", "layer_norm.weight"]
+groups = [
+    {"params": [p for n, p in model.parameters_and_names() if not any(nd in n for nd in no_decay)], "weight_decay": 0.01},
+    {"params": [p for n, p in model.parameters_and_names() if any(nd in n for nd in no_decay)], "weight_decay": 0.0},
+]
+optimizer = mindspore.nn.AdamWeightDecay(groups, learning_rate=2e-5)
+def forward_fn(**batch):
+    return model(**batch).loss
+grad_fn = mindspore.value_and_grad(forward_fn, None, optimizer.parameters)
+for batch in train_set.create_dict_iterator():
+    loss, grads = grad_fn(**batch)
+    optimizer(grads)
+"""
+    assert found(code) == {"MSP101": [(10, 11)]}
+    # groups of two different networks name no one network
+    two = code.replace('{"params": [p for n, p in model.parameters_and_names() if any',
+                       '{"params": [p for n, p in head.parameters_and_names() if any')
+    assert found(two) == {}
