@@ -772,10 +772,11 @@ class ConvWeights(ParameterCount):
         total = 0
         try:
             calls = [call for call in self.project.python[path].calls if call.scope == index]
+            sized = []
             for call in calls:
                 size = self._call(path, call) or 0
-                total += size * ((self._iterations(path, call) or 1) if size else 1)
-            total = max(total, self._unrolled(scope, calls))
+                sized.append((call.guards, size * ((self._iterations(path, call) or 1) if size else 1)))
+            total = max(_arms_total(sized), self._unrolled(scope, calls))
         finally:
             self._collecting.pop()
         self._bound_counts[key], self._reach[key] = total, reached
@@ -1077,6 +1078,25 @@ class ConvWeights(ParameterCount):
                 return None
             product *= size
         return product
+
+
+def _arms_total(sized: List[Tuple[tuple, int]], depth: int = 0) -> int:
+    """What a scope builds, at least, from its calls' sizes and guards: the arms of an ``if``/``else`` are
+    alternatives (``if res_base: return nn.Conv2d(...)`` / ``return nn.Conv2d(...)`` builds one convolution, not
+    two), so the smaller arm counts; an ``if`` without an ``else`` counts its arm."""
+    total = 0
+    arms: Dict[Tuple[int, int, str], Dict[bool, List[Tuple[tuple, int]]]] = {}
+    for guards, size in sized:
+        if len(guards) <= depth:
+            total += size
+            continue
+        condition, holds = guards[depth]
+        arms.setdefault((condition.start, condition.end, condition.text), {}).setdefault(holds, []).append(
+            (guards, size))
+    for sides in arms.values():
+        counts = [_arms_total(items, depth + 1) for items in sides.values()]
+        total += min(counts) if len(counts) == 2 else counts[0]
+    return total
 
 
 def _executed_argument(execution: Execution, keyword: str, position: Optional[int]) -> Any:

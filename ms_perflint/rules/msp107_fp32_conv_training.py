@@ -116,7 +116,9 @@ class Fp32ConvTraining(Rule):
               meant to stay float32 or is managed by hand;
             - code that says float32 is needed: a comment in the training script or the network's files that
               names fp32/float32 with a reason (`# the discriminator must stay fp32`, `# fp32 for stability`),
-              or a config key or flag naming fp32 (`--keep_fp32`) -- a GAN or loss the author keeps in float32;
+              a comment naming fp32 right over the training call (`# fp32 training` over the `Model(...)` of the
+              arm Res2Net keeps for the parameter server and the CPU), or a config key or flag naming fp32
+              (`--keep_fp32`) -- a GAN or loss the author keeps in float32;
             - programs on GPU or CPU, and the 910a target (`ascend-target = "910a"`, MSP101's option), whose
               default precision mode already runs float32 convolutions in float16.
         """,
@@ -336,6 +338,11 @@ def _fp32_needed(check: Check, training: Training, precision: ProgramPrecision) 
     script or a file that builds the network, or a config key or flag naming fp32. None when it does not."""
     project = check.project
     use = precision.use
+    facts = project.python.get(use.path)
+    for line, text in (facts.comments if facts is not None else ()):
+        # ``# fp32 training`` over the Model(...) of one arm: that arm is the float32 variant on purpose
+        if use.anchor.line - 2 <= line <= use.anchor.line and any(m in text.lower() for m in ("fp32", "float32")):
+            return f"{use.path}:{line}"
     classes = training.composition(training.network_classes(use.path, use.network, use.anchor.scope))
     paths = {precision.program.entry, use.path} | {path for path, _ in training.building_scopes(classes)}
     for path in sorted(paths):

@@ -624,3 +624,33 @@ def test_a_model_in_the_arm_of_a_device_test_an_ascend_run_does_not_take_is_not_
         # the same program with the arms swapped: the Ascend arm trains in float32
         swapped = code.replace('if target == "Ascend":', 'if target != "Ascend":')
         assert list(found(swapped)) == ["MSP107"], target
+
+
+def test_convolutions_built_in_the_two_arms_of_an_if_count_once():
+    # Res2Net's _conv3x3: ``if res_base: return nn.Conv2d(..., pad_mode="pad")`` else ``return nn.Conv2d(...)``:
+    # one convolution either way (counting both arms put Res2Net-50 at 127 M "at least" instead of ~24 M)
+    network = CNN.replace("        self.conv = nn.Conv2d(channels, channels, 3)", "        self.conv = _conv(channels)") + """
+def _conv(channels, res_base=False):
+    if res_base:
+        return nn.Conv2d(channels, channels, 3, pad_mode="pad", padding=1)
+    else:
+        return nn.Conv2d(channels, channels, 3)
+"""
+    findings = lint(program("Model(Net(), loss, opt).train(10, data)", network))
+    assert [f.code for f in findings] == ["MSP107"]
+    assert "at least 1,772,928 convolution weights" in findings[0].message
+
+
+def test_an_arm_whose_training_call_is_marked_fp32_is_kept_in_float32_on_purpose():
+    # Res2Net: O2 on the shipped runs; the parameter-server/CPU arm says "# fp32 training" over its Model(...)
+    code = program("""
+        net = Net()
+        if parameter_server:
+            # fp32 training
+            model = Model(net, loss_fn=loss, optimizer=opt)
+        else:
+            model = Model(net, loss_fn=loss, optimizer=opt, amp_level="O2")
+        model.train(10, data)
+    """)
+    assert found(code) == {}
+    assert list(found(code.replace("# fp32 training", "# the plain run"))) == ["MSP107"]
