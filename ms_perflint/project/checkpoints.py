@@ -294,7 +294,7 @@ class Checkpoints:
         ``N`` is); nested tests multiply."""
         period = Period(unit, (1,))
         for condition, holds in guards:
-            divisor = _period_test(condition) if holds else None
+            divisor = _period_test(condition) if holds else _period_skip(condition)
             if divisor is not None:
                 counts = self._counts(path, divisor, scope) or self._instance_counts(path, divisor, scope)
                 if period.known:
@@ -494,9 +494,20 @@ def _period_test(condition: Value) -> Optional[Value]:
     return None
 
 
+def _period_skip(condition: Value) -> Optional[Value]:
+    """``N`` of ``x % N != 0`` or ``x % N > 0`` when the code runs where it does not hold (``if step % N != 0:
+    return`` before the save); None for any other condition."""
+    if condition.kind != OP or condition.data not in ("!=", ">") or len(condition.parts) != 2:
+        return None
+    modulo, zero = condition.parts
+    if modulo.kind == OP and modulo.data == "%" and len(modulo.parts) == 2 and zero.kind == LIT and zero.data == 0:
+        return modulo.parts[1]
+    return None
+
+
 def _conditional(guards) -> bool:
     """Some guard is not a period test."""
-    return any(_period_test(condition) is None or not holds for condition, holds in guards)
+    return any((_period_test(condition) if holds else _period_skip(condition)) is None for condition, holds in guards)
 
 
 def _guarded_once(call: Call) -> bool:

@@ -517,6 +517,17 @@ def test_a_callback_period_comes_from_its_values():
     assert lint(callback_program(body=body, interval=", unknown")) == []  # unknown: not reported
 
 
+def test_a_period_test_that_returns_early_is_the_saves_period():
+    # fastspeech2: ``if step % self.interval != 0: return`` before the save
+    for test in ("epoch % self.interval != 0", "epoch % self.interval > 0"):
+        body = f"""        epoch = run_context.original_args().cur_epoch_num
+        if {test}:
+            return
+        ms.save_checkpoint(self.net, "latest.ckpt")"""
+        assert "every 2 epochs" in lint(callback_program(body=body, interval=", 2"))[0].message, test
+        assert lint(callback_program(body=body, interval=", 40")) == [], test
+
+
 def test_each_instance_of_a_callback_has_its_own_period():
     # TinyBERT: one phase builds the saver with a period of 1, another with a period the linter cannot know; the
     # first instance saves every epoch whatever the second is given

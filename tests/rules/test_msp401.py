@@ -674,3 +674,32 @@ def test_the_same_update_every_n_steps_or_in_a_sunk_training_is_silent():
     sunk = EMA.format(hook="        self.network.ema_update()").replace(
         "callbacks=[EMACallback(step)], dataset_sink_mode=False", "callbacks=[EMACallback(step)], dataset_sink_mode=True")
     assert lint(sunk) == []
+
+
+def test_a_project_callback_the_program_never_builds_is_not_its_callback(tmp_path):
+    # mindaudio: utils/callback.py defines its own TimeMonitor (reading net_outputs every step); wavegrad's
+    # train.py imports the package and trains with MindSpore's ms.TimeMonitor()
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("from pkg.callback import TimeMonitor\n")
+    (tmp_path / "pkg" / "callback.py").write_text(
+        "from mindspore.train import Callback\n"
+        "class TimeMonitor(Callback):\n"
+        "    def step_end(self, run_context):\n"
+        "        print(run_context.original_args().net_outputs.asnumpy())\n")
+    train = ("import mindspore as ms\n"
+             "import pkg\n"
+             "from mindspore.train import Model\n"
+             "if __name__ == '__main__':\n"
+             "    callbacks = []\n"
+             "    callbacks.append(ms.TimeMonitor())\n"
+             "    Model(net, loss, opt).train(10, data, callbacks=callbacks, dataset_sink_mode=False)\n")
+    (tmp_path / "train.py").write_text(train)
+
+    def codes():
+        found = check_folder(str(tmp_path), Settings(), rules=RULE)
+        return [(path, f.line) for path, result in found.items() for f in result.findings]
+
+    assert codes() == []
+    # the same program building the project's monitor is reported
+    (tmp_path / "train.py").write_text(train.replace("ms.TimeMonitor()", "pkg.TimeMonitor()"))
+    assert codes() == [("pkg/callback.py", 4)]
