@@ -591,3 +591,19 @@ def test_cli_walking_a_folder_finds_notebooks(tmp_path: Path):
     assert completed.returncode == 1, completed.stderr
     lines = completed.stdout.splitlines()
     assert len(lines) == 1 and lines[0].startswith("lessons/01_intro.ipynb:cell 3:1:10: MSP103 [*] ")
+
+
+def test_a_notebook_whose_outputs_show_the_release_it_ran_runs_that_release():
+    """MASS course notebook: no mode set, and ``mindspore.run_check()``'s saved output says "MindSpore version:
+    1.8.1": 1.x defaulted to graph mode and to sinking, so MSP202's default-mode finding does not apply there."""
+    check_cell = code("ms.run_check()", outputs=[{"name": "stdout", "output_type": "stream", "text": [
+        "MindSpore version:  1.8.1\n",
+        "The result of multiplication calculation is correct, MindSpore has been installed successfully!\n"]}])
+    network = code(["import mindspore.nn as nn\n", "class Net(nn.Cell):\n", "    def __init__(self):\n",
+                    "        super().__init__()\n", "        self.fc = nn.Dense(2048, 2048)\n",
+                    "    def construct(self, x):\n", "        return self.fc(x)\n"])
+    train = code("Model(Net(), loss, opt).train(1, data)")
+    without = [c for c, _, _, _ in findings(as_jupyter_writes_it(notebook([code(IMPORTS), network, train])))]
+    assert "MSP202" in without  # 2.10 taken: PyNative by default
+    ran = [c for c, _, _, _ in findings(as_jupyter_writes_it(notebook([code(IMPORTS), check_cell, network, train])))]
+    assert "MSP202" not in ran

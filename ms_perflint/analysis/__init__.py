@@ -28,6 +28,7 @@ def analyse(unit: Unit, module_name: str, is_package: bool = False) -> Union["Fa
         facts = analyse_python(unit.text, module_name, is_package)
         if unit.kind == NOTEBOOK and not isinstance(facts, FileError):
             facts.recorded_device = getattr(unit.notebook, "recorded_device", "")
+            facts.recorded_release = getattr(unit.notebook, "recorded_release", "")
         return facts
     if unit.kind == YAML:
         from ms_perflint.analysis.configs import extract_yaml

@@ -443,6 +443,9 @@ class PythonFacts:
     star_imports: List[str] = field(default_factory=list)
     #: A notebook whose saved outputs show the device it ran on ("cpu"), else "".
     recorded_device: str = ""
+    #: A notebook whose saved outputs show the MindSpore release it ran (``run_check()``'s "MindSpore version:
+    #: 1.8.1"), else "".
+    recorded_release: str = ""
     #: Comments that mention a catalogue marker (``# ms.set_context(mode=ms.GRAPH_MODE)``): (line, comment text).
     comments: List[Tuple[int, str]] = field(default_factory=list)
 
@@ -468,7 +471,7 @@ class PythonFacts:
             "loops": [l.to_json() for l in self.loops], "config": [c.to_json() for c in self.config],
             "constants": {k: v.to_json() for k, v in self.constants.items()},
             "import_insert": list(self.import_insert), "star": self.star_imports,
-            "device": self.recorded_device, "comments": [list(c) for c in self.comments],
+            "device": self.recorded_device, "release": self.recorded_release, "comments": [list(c) for c in self.comments],
         }
 
     @classmethod
@@ -483,6 +486,7 @@ class PythonFacts:
             constants={k: Value.from_json(v) for k, v in data["constants"].items()},
             import_insert=(offset, before, newline), star_imports=list(data.get("star", [])),
             recorded_device=str(data.get("device", "")),
+            recorded_release=str(data.get("release", "")),
             comments=[(int(line), str(text)) for line, text in data.get("comments", [])],
         )
 

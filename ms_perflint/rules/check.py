@@ -107,11 +107,17 @@ class Check:
         """The release a program with no declared release runs on (for comparisons), and a note saying why
         (memoised per program).
 
-        A program that uses an API the current release removed (:data:`~ms_perflint.catalogue.REMOVED_APIS`) runs on
-        an older one: the release before the one that removed it when the release notes say, else unknown (None).
-        Otherwise the current release: code that runs on it, and declares nothing else, is run on it today.
+        A notebook whose saved outputs show the release it ran (``run_check()``'s "MindSpore version: 1.8.1") runs
+        that one. A program that uses an API the current release removed
+        (:data:`~ms_perflint.catalogue.REMOVED_APIS`) runs on an older one: the release before the one that removed
+        it when the release notes say, else unknown (None). Otherwise the current release: code that runs on it, and
+        declares nothing else, is run on it today.
         """
         def decide() -> Tuple[Optional[str], str]:
+            entry = self.project.python.get(program.entry)
+            if entry is not None and entry.recorded_release:
+                return entry.recorded_release, (f"MindSpore {entry.recorded_release}: the notebook's saved outputs "
+                                                f"show it ran that release")
             for path in sorted(program.files):
                 facts = self.project.python.get(path)
                 for name in facts.imports if facts is not None else ():

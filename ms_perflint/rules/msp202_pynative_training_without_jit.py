@@ -37,7 +37,9 @@ class PynativeTrainingWithoutJit(Rule):
               argparse default or a config), reported at that call; or
             - no call sets the mode and the program runs MindSpore 2.0 or later: PyNative is 2.x's default,
               reported at the training call. The release is the `mindspore-version` setting, or the one the
-              project's requirements declare; when neither says, the program is taken to run on the current
+              project's requirements declare; when neither says, a notebook whose saved outputs show the release
+              it ran (`mindspore.run_check()` prints "MindSpore version: 1.8.1") runs that one, and any other
+              program is taken to run on the current
               release (2.10) unless it imports an API 2.10 no longer has (`py_transforms`, `c_transforms`,
               `ms_function`, `mindspore.nn.transformer`): such a program runs on an older release, and an older
               release's default is not assumed. A release taken that way also needs the trained network's code

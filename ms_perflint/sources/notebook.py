@@ -28,7 +28,7 @@ import codecs
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ms_perflint.findings import FileError
 from ms_perflint.sources.guard import quiet_compiler
@@ -100,6 +100,8 @@ class Notebook:
     skipped: List[str] = field(default_factory=list)
     #: "cpu" when the saved outputs show MindSpore ran on Windows (its Windows builds are CPU only), else "".
     recorded_device: str = ""
+    #: The MindSpore release the saved outputs show the notebook ran (``mindspore.run_check()`` prints it), else "".
+    recorded_release: str = ""
 
 
 @dataclass
@@ -141,6 +143,7 @@ def read_notebook(data: Union[str, bytes]) -> Notebook:
     if notebook.is_python:
         notebook.cells = _code_cells(document["cells"], notebook.skipped)
         notebook.recorded_device = _recorded_device(document["cells"])
+        notebook.recorded_release = _recorded_release(document["cells"])
     return notebook
 
 
@@ -149,16 +152,30 @@ def read_notebook(data: Union[str, bytes]) -> Notebook:
 _WINDOWS_LOG = re.compile(r"\[mindspore\\{1,2}[a-z_]+\\{1,2}")
 
 
+#: ``mindspore.run_check()``'s first line: "MindSpore version:  1.8.1".
+_RUN_CHECK_VERSION = re.compile(r"MindSpore version:\s*(\d+\.\d+(?:\.\d+)?)")
+
+
 def _recorded_device(cells: Sequence[Any]) -> str:
     """Where the saved outputs show the notebook ran: "cpu" for MindSpore on Windows, else ""."""
+    return "cpu" if any(_WINDOWS_LOG.search(text) for text in _output_texts(cells)) else ""
+
+
+def _recorded_release(cells: Sequence[Any]) -> str:
+    """The MindSpore release the saved outputs show the notebook ran, else "" (several different: "")."""
+    found = {match.group(1) for text in _output_texts(cells) for match in _RUN_CHECK_VERSION.finditer(text)}
+    return found.pop() if len(found) == 1 else ""
+
+
+def _output_texts(cells: Sequence[Any]) -> Iterator[str]:
+    """The text of every saved stream output."""
     for cell in cells:
         outputs = cell.get("outputs") if isinstance(cell, dict) else None
         for output in outputs if isinstance(outputs, list) else ():
             text = output.get("text") if isinstance(output, dict) else None
             text = "".join(part for part in text if isinstance(part, str)) if isinstance(text, list) else text
-            if isinstance(text, str) and _WINDOWS_LOG.search(text):
-                return "cpu"
-    return ""
+            if isinstance(text, str):
+                yield text
 
 
 def _is_python(metadata: Any) -> bool:
