@@ -58,6 +58,9 @@ _PREFIX_ALIASES: Tuple[Tuple[str, str], ...] = (
     ("mindspore.train.serialization.", "mindspore."),
     ("mindspore.train.summary.", "mindspore.train."),
     ("mindspore.context.", "mindspore."),
+    # ``import mindspore.ops.composite as C; C.GradOperation(...)``: the model zoo's train-step cells.
+    ("mindspore.ops.composite.base.", "mindspore.ops."),
+    ("mindspore.ops.composite.", "mindspore.ops."),
     ("mindspore.communication.management.", "mindspore.communication."),
     ("mindspore.dataset.core.config.", "mindspore.dataset.config."),
     ("mindspore.dataset.engine.datasets_user_defined.", "mindspore.dataset."),

@@ -962,7 +962,7 @@ class ConvWeights(ParameterCount):
             argument = call.argument(name, position)
             known = self._evaluate(path, argument, call.scope) if argument is not None else \
                 self._evaluate(target[0], function.defaults.get(name), target[1], bound=False)
-            if known is None and argument is not None and argument.kind in (CFG, REF, NAME):
+            if known is None and argument is not None and argument.kind in (CFG, REF, NAME, CALL):
                 known = self._configured(path, argument, call.scope)
             if known is not None:
                 binding[name] = known
@@ -1194,13 +1194,23 @@ def _tensor_cast_to_half(check, counter: "ConvWeights", classes) -> Optional[str
 
 
 def _builds_convolutions(counter: "ConvWeights", cls: ClassRef) -> bool:
-    """The class's own ``__init__`` builds convolutions (a layer, a project block that makes some), not only keeps
-    networks it is handed."""
-    init = counter.project.method(cls, "__init__")
+    """The class builds layers of its own in ``__init__`` -- a weighted MindSpore layer, a ``Parameter``, a project
+    cell (StyleGAN's blocks build modulated-convolution layers holding their own weights) -- not only keeps the
+    networks it is handed and weightless losses (YOLOX's loss cell)."""
+    project = counter.project
+    init = project.method(cls, "__init__")
     if init is None:
         return False
-    return any(call.scope == init[1] and counter.of_call(init[0], call) > 0
-               for call in counter.project.python[init[0]].calls)
+    for call in project.python[init[0]].calls:
+        if call.scope != init[1]:
+            continue
+        qualified = project.qualified(init[0], call)
+        if qualified in ms.WEIGHTED_LAYERS or qualified in ms.UNSIZED_WEIGHT_LAYERS or qualified == ms.PARAMETER:
+            return True
+        symbol = project.callee(init[0], call) if call.callee and not qualified else None
+        if symbol is not None and symbol.kind == "class" and project.is_cell((symbol.path, symbol.name)):
+            return True
+    return False
 
 
 def _tensor_cast_argument(project: Project, path: str, call: Call) -> Optional[Value]:
@@ -1249,13 +1259,14 @@ def conv_weights(check, training: Training, precision: ProgramPrecision) -> Opti
     symbol = check.project.callee(use.path, call) if call is not None and call.callee else None
     if symbol is not None and symbol.kind == "class" and (symbol.path, symbol.name) in classes and len(classes) == 1:
         return counter.of_call(use.path, call)  # ``Net(width=16)``: with the arguments (and defaults) it is built with
-    # The classes are the network's and those of the cells it keeps (``WithLossCell(netG, netD)``), kept in turn
+    # The classes are those the network may be (``DcganG(...) if bn else DcgannobnG(...)``: alternatives, so at
+    # least the smallest) and those of the cells it keeps (``WithLossCell(netG, netD)``), kept in turn
     # (``StepCell(BuildTrainNetwork(net, loss))``), which the network's own count already holds: at least the
     # largest of them, never their sum.
     project = check.project
     own = frozenset(c for c in project.instance_classes(use.path, built, use.anchor.scope) if c in classes)
-    if not own or own == classes:
-        return counter.of_classes(classes)
-    counts = [counter.of_classes(own), *(counter.of_class(c) for c in sorted(classes - own))]
+    alternatives = [counter.of_class(c) for c in sorted(own)]
+    counts = [min(alternatives) if alternatives and None not in alternatives else None,
+              *(counter.of_class(c) for c in sorted(classes - own))]
     known = [count for count in counts if count is not None]
     return max(known) if known else None

@@ -153,8 +153,9 @@ class Training:
         for at, call in project.calls_matching(_builds_project_object):
             if (at, call.scope) not in program.scopes or at != path:
                 continue
-            if not any(a.kind == CALL and a.data == optimizer.id for a in (*call.args, *call.kwargs.values())):
-                continue
+            if not any(v.kind == CALL and v.data == optimizer.id
+                       for a in (*call.args, *call.kwargs.values()) for v in choices(a) or (a,)):
+                continue  # ``optimizer = Adam(...) if adam else RMSProp(...)``: either arm is this optimizer
             symbol = project.callee(at, call)
             if symbol is not None and symbol.kind == "class" and self._computes_gradients((symbol.path, symbol.name)):
                 found.append((at, call))

@@ -654,3 +654,39 @@ def test_an_arm_whose_training_call_is_marked_fp32_is_kept_in_float32_on_purpose
     """)
     assert found(code) == {}
     assert list(found(code.replace("# fp32 training", "# the plain run"))) == ["MSP107"]
+
+
+def test_model_zoo_train_step_cells_with_composite_grad_operation_and_optimizers_in_arms():
+    # official/cv/WGAN: ``import mindspore.ops.composite as C`` train-step cells taking the optimizer chosen by
+    # --adam, and a generator class chosen by --noBN: reported at each step cell, the generator at the smaller class
+    code = DCGAN.replace("import mindspore.nn as nn", "import mindspore.nn as nn\nimport mindspore.ops.composite as C")
+    code = code.replace('''class GeneratorLoss(nn.Cell):''', '''class Tiny(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+    def construct(self, x):
+        return self.conv(x)
+class StepCell(nn.Cell):
+    def __init__(self, loss_cell, optimizer):
+        super().__init__()
+        self.loss_cell, self.optimizer = loss_cell, optimizer
+        self.grad = C.GradOperation(get_by_list=True)
+    def construct(self, *inputs):
+        return self.optimizer(self.grad(self.loss_cell, self.optimizer.parameters)(*inputs))
+class GeneratorLoss(nn.Cell):''')
+    code = code.replace('''optG = nn.RMSProp(netG.trainable_params(), 5e-5)
+optD = nn.RMSProp(netD.trainable_params(), 5e-5)
+stepG = nn.TrainOneStepCell(GeneratorLoss(netG, netD), optG)
+stepD = nn.TrainOneStepCell(DiscriminatorLoss(netG, netD), optD)''', '''if adam:
+    optG = nn.Adam(netG.trainable_params(), 5e-5)
+    optD = nn.Adam(netD.trainable_params(), 5e-5)
+else:
+    optG = nn.RMSProp(netG.trainable_params(), 5e-5)
+    optD = nn.RMSProp(netD.trainable_params(), 5e-5)
+stepG = StepCell(GeneratorLoss(netG, netD), optG)
+stepD = StepCell(DiscriminatorLoss(netG, netD), optD)''')
+    findings = lint(code)
+    lines = code.lstrip("\n").splitlines()
+    assert [lines[f.line - 1].split(" =")[0] for f in findings] == ["stepG", "stepD"]
+    # each step trains its own network: the generator 3,574,784, the critic 2,763,776
+    assert ["3,574,784" in findings[0].message, "2,763,776" in findings[1].message] == [True, True]
