@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
@@ -510,7 +510,6 @@ class Project:
                             yield from self._held_functions(symbol.path, returned, depth + 1)
 
     def _symbol_scopes(self, symbol: Symbol) -> Iterator[ScopeRef]:
-        facts = self.python[symbol.path]
         if symbol.kind == "function":
             yield symbol.path, self.function_of(symbol)  # type: ignore[misc]
         elif symbol.kind == "class":
@@ -669,6 +668,17 @@ class Project:
             self._instances.clear()
             self._targets.clear()
         return self._callers.get(target, [])
+
+    def constructions(self, cls: ClassRef) -> List[Tuple[str, Call]]:
+        """The calls that build the class itself (not a subclass sharing its ``__init__``); empty when none is
+        seen (a registry may build it)."""
+        init = self.method(cls, "__init__")
+        found = []
+        for path, call in self.callers(init) if init is not None else ():
+            symbol = self.callee(path, call)
+            if symbol is not None and (symbol.path, symbol.name) == cls:
+                found.append((path, call))
+        return found
 
     # --- programs -----------------------------------------------------------------------------
 

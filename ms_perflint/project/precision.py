@@ -743,19 +743,11 @@ class ConvWeights(ParameterCount):
             return counted
         self._sited.add(cls)
         try:
-            sites = [self.of_call(path, call) for path, call in self._constructions(cls, init)]
+            built = self.project.constructions(cls)
+            sites = [self.of_call(path, call) for path, call in built] if len(built) <= _SITES else []
         finally:
             self._sited.discard(cls)
         return max(counted or 0, min(sites)) if sites else counted
-
-    def _constructions(self, cls: ClassRef, init: ScopeRef) -> List[Tuple[str, Call]]:
-        """The calls that build the class itself (not a subclass sharing its ``__init__``), when they are few."""
-        sites = []
-        for path, call in self.project.callers(init):
-            symbol = self.project.callee(path, call)
-            if symbol is not None and (symbol.path, symbol.name) == cls:
-                sites.append((path, call))
-        return sites if len(sites) <= _SITES else []
 
     def of_scope(self, scope: ScopeRef) -> Optional[int]:
         """Convolution weights built when the scope runs once, at least: what cannot be sized counts 0, and a

@@ -6,7 +6,6 @@ prints the same text; a test fails when the committed pages differ from what thi
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import List, Type
 

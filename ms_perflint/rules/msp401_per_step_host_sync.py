@@ -490,7 +490,7 @@ def _unsunk(check: Check, programs: List[Program], callback: ClassRef) -> List[P
     """The programs whose every ``Model.train``/``fit`` call that may be handed the callback runs without data
     sinking (then its ``step_end`` runs after every step; :meth:`Check.sinks_off`)."""
     kept = []
-    built = _constructions(check.project, callback)
+    built = check.project.constructions(callback)
     for program in programs:
         if built and not any(program.reaches(path, call.scope) for path, call in built):
             continue  # the program never builds this Callback (wavegrad uses MindSpore's TimeMonitor, not mindaudio's)
@@ -500,17 +500,6 @@ def _unsunk(check: Check, programs: List[Program], callback: ClassRef) -> List[P
         if calls and all(check.sinks_off(program, path, call) for path, call in calls):
             kept.append(program)
     return kept
-
-
-def _constructions(project: Project, cls: ClassRef) -> List[Tuple[str, Call]]:
-    """The calls that build the class (empty when none is seen: a registry may build it)."""
-    init = project.method(cls, "__init__")
-    found = []
-    for path, call in project.callers(init) if init is not None else ():
-        symbol = project.callee(path, call)
-        if symbol is not None and (symbol.path, symbol.name) == cls:
-            found.append((path, call))
-    return found
 
 
 def _may_hand(project: Project, path: str, call: Call, callback: ClassRef) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import posixpath
 from typing import Any, Optional, Set
 
 from ms_perflint import catalogue as ms
