@@ -136,6 +136,13 @@ class Fp32ConvTraining(Rule):
             all three are left alone now. Recall is limited by sizing: 22 application folders train convolutions
             with no float16 anywhere; many of them are GPU/CPU notebooks, and ResNet-style networks whose
             channels come from lists in `zip` loops count 0.
+
+            Blind draws of this release (programs judged from their code before the comparison; docs/precision.md):
+            recall 10 of 26 judged problems (38 %) and precision 10 of 15 findings (67 %) over report-3, heldout-2,
+            report-4 and heldout-3 -- below the bar. The misses were sizes the count could not reach (factories of
+            factories, a GradOperation imported from `mindspore.ops.composite`, alternatives summed); after those
+            fixes heldout-3 gives 7 of 10 (a tuning figure). The false alarms: a CPU notebook saying so only in
+            prose, a GPU-default program, StyleGAN2's notebook forcing float32 by hand, Res2Net's fp32 arm.
         """,
         references=(
             "https://www.mindspore.cn/tutorials/en/master/beginner/mixed_precision.html",
