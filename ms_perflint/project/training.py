@@ -164,10 +164,12 @@ class Training:
     def _computes_gradients(self, cls: ClassRef) -> bool:
         """A method of the class (or a base's) builds a gradient function (``GradOperation``, ``value_and_grad``)."""
         project = self.project
-        for path, index in project.methods(cls):
-            if any(c.scope == index and project.qualified(path, c) in ms.GRAD_FUNCTIONS for c in project.python[path].calls):
-                return True
-        return False
+
+        def find() -> bool:
+            methods = set(project.methods(cls))
+            return any((path, c.scope) in methods and project.qualified(path, c) in ms.GRAD_FUNCTIONS
+                       for path in {p for p, _ in methods} for c in project.python[path].calls)
+        return project.memo(("computes-gradients", cls), find)  # type: ignore[return-value]
 
     def _gradient_function(self, program: Program, owner: Value) -> Optional[Tuple[str, Call]]:
         """The gradient-function call (the train step's construction) of the custom loop training ``owner``: the

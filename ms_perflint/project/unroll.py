@@ -50,6 +50,7 @@ class Execution(NamedTuple):
 Executions = Dict[int, List[Execution]]
 
 _STEPS = 20_000  # statements and loop passes one run may take
+_ITEMS = 10_000  # the longest list a run builds
 _BINARY = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
     ast.Div: operator.truediv, ast.Mod: operator.mod, ast.Pow: operator.pow,
@@ -149,7 +150,10 @@ class _Run:
                  method: Methods, result: Unrolled, attributes: Dict[str, Any], steps: List[int],
                  depth: int = 0) -> None:
         indented = program[:1].isspace()
-        self.lines = ("if 1:\n" + program if indented else program).splitlines(keepends=True)
+        source = "if 1:\n" + program if indented else program
+        # ast counts lines at "\n" (and "\r\n"/"\r"); str.splitlines also splits at form feeds and U+2028
+        self.lines = [line + "\n" for line in source.split("\n")]
+        self.lines[-1] = self.lines[-1][:-1]
         self.line_starts = [0]
         for line in self.lines:
             self.line_starts.append(self.line_starts[-1] + len(line))
@@ -285,6 +289,8 @@ class _Run:
         self.block(node.body)
 
     def _Try(self, node: ast.Try) -> None:
+        if any(_matters(handler) for handler in node.handlers):
+            raise _Stop  # ``try: import apex; fused = True`` / ``except ImportError: fused = False``
         self.block(node.body)
         self.block(node.orelse)
         self.block(node.finalbody)
@@ -332,7 +338,11 @@ class _Run:
 
     def value(self, node: ast.expr) -> Any:
         handler = getattr(self, f"_v_{type(node).__name__}", None)
-        return handler(node) if handler is not None else UNKNOWN
+        if handler is not None:
+            return handler(node)
+        if any(isinstance(inner, ast.Call) for inner in ast.walk(node)):
+            raise _Stop  # a lambda, a dict comprehension...: calls the run would not see
+        return UNKNOWN
 
     def _v_Constant(self, node: ast.Constant) -> Any:
         return node.value
@@ -397,17 +407,22 @@ class _Run:
         if function is None or left is UNKNOWN or right is UNKNOWN:
             return UNKNOWN
         if isinstance(left, (list, tuple)) and isinstance(op, ast.Add) and type(right) is type(left):
+            if len(left) + len(right) > _ITEMS:
+                raise _Stop
             return left + right
         if isinstance(op, ast.Mult) and isinstance(left, (list, tuple)) != isinstance(right, (list, tuple)):
             items, times = (left, right) if isinstance(left, (list, tuple)) else (right, left)
-            if type(times) is int and 0 <= times * len(items) <= 10_000:
+            if type(times) is int and 0 <= times * len(items) <= _ITEMS:
                 return items * times  # ``[stride] + [1] * (blocks - 1)``
             return UNKNOWN
         if not _numbers(left, right):
             return UNKNOWN
         if isinstance(op, ast.Pow) and isinstance(right, int) and abs(right) > 64:
             return UNKNOWN
-        return function(left, right)
+        result = function(left, right)
+        if isinstance(result, int) and result.bit_length() > 64:
+            raise _Stop  # ``x = x * x`` in a loop: no layer is that wide
+        return result
 
     def _v_UnaryOp(self, node: ast.UnaryOp) -> Any:
         operand = self.value(node.operand)
@@ -500,6 +515,13 @@ class _Run:
                     result.append(element())
 
     def _v_Call(self, node: ast.Call) -> Any:
+        if isinstance(node.func, ast.Attribute) and not isinstance(node.func.value, (ast.Name, ast.Attribute)):
+            # ``nn.Conv2d(...).to_float(...)``, ``make()[0](x)``: the receiver's calls run; the chained call shares
+            # its start with them, so it is not recorded (its arguments would be taken for theirs)
+            self.value(node.func.value)
+            for argument in (*node.args, *(k.value for k in node.keywords)):
+                self.value(argument.value if isinstance(argument, ast.Starred) else argument)
+            return UNKNOWN
         args: List[Any] = []
         for argument in node.args:
             if isinstance(argument, ast.Starred):
@@ -545,6 +567,8 @@ class _Run:
         if isinstance(func, ast.Attribute) and func.attr in _LIST_METHODS:
             receiver = self.value(func.value)
             if isinstance(receiver, list) and STARRED not in args and not keywords:
+                if len(receiver) >= _ITEMS:
+                    raise _Stop
                 getattr(receiver, func.attr)(*args)
             return None
         dotted = _dotted(func)
@@ -597,5 +621,7 @@ def _raises(body: List[ast.stmt]) -> bool:
 
 
 def _matters(node: ast.AST) -> bool:
-    """The statement makes a call or assigns a name: an unknown test over it changes what the run builds."""
-    return any(isinstance(n, (ast.Call, ast.Assign, ast.AugAssign, ast.AnnAssign)) for n in ast.walk(node))
+    """The statement makes a call, assigns a name or leaves a loop or the function: an unknown test over it changes
+    what the run builds."""
+    return any(isinstance(n, (ast.Call, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Break, ast.Continue,
+                              ast.Return, ast.Raise)) for n in ast.walk(node))

@@ -252,10 +252,10 @@ class PerStepHostSync(Rule):
                 key = (path, "hook", read.scope)
                 label = f"{label} (in {facts.scopes[read.scope].name}, which Model.train runs after every step " \
                         f"without data sinking)"
-            elif read.method in ms.DEVICE_READ_METHODS and _hook_running(check, path, read) is not None:
+            elif read.method in ms.DEVICE_READ_METHODS and (hook := _hook_running(check, path, read)) is not None:
                 # ``param.asnumpy()`` in an EMA update a Callback's ``step_end`` runs: any tensor, every step (a
                 # read of the step's output there is the branch above)
-                hook_path, hook_scope = _hook_running(check, path, read)  # type: ignore[misc]
+                hook_path, hook_scope = hook
                 owner = check.project.owner_class(hook_path, hook_scope)
                 if owner is None or not _runs(check, _unsunk(check, programs, owner), path, read):
                     continue

@@ -144,3 +144,49 @@ def test_a_method_called_on_self_runs_inline_and_the_attributes_it_sets_carry_ov
     assert [args for args, _, _ in block_calls] == [(64, 64, 1), (256, 64, 1), (256, 128, 2), (512, 128, 1)]
     assert run.inlined_programs == {method_at}
     assert {text.index("self._make_layer(block, 64"), text.index("self._make_layer(block, 128")} <= run.inlined_calls
+
+
+def test_a_loop_left_under_an_unknown_test_stops_the_run():
+    # ``if i + 1 >= depth: break`` with depth unknown: counting every pass could exceed what the network builds
+    code = """
+    def __init__(self, c, depth):
+        for i in range(3):
+            Conv(c, c * 2)
+            c *= 2
+            if i + 1 >= depth:
+                break
+    """
+    assert executions(code, {"c": 64, "depth": UNKNOWN}) is None
+    assert executions(code, {"c": 64, "depth": 2}) == [(64, 128), (128, 256)]
+
+
+def test_runaway_arithmetic_and_lists_stop_the_run_quickly():
+    assert executions("def f(self):\n    x = 3\n    for i in range(40):\n        x = x * x\n    Conv(x, 1)\n", {}) is None
+    assert executions("def f(self):\n    a = [1]\n    for i in range(40):\n        a = a + a\n    Conv(1, 1)\n", {}) is None
+
+
+def test_form_feeds_and_line_separators_in_comments_keep_the_offsets():
+    for odd in ("\x0c", "\u2028"):
+        code = f"def f(self, c):\n    # {odd} a comment\n    Conv(c, c)\n"
+        found = unroll(code, 0, {"c": 8}, lambda name: UNKNOWN)
+        assert found.executions[code.index("Conv(")] == [((8, 8), {}, None)], repr(odd)
+
+
+def test_a_chained_call_records_its_receivers_call_not_its_own_arguments_under_the_same_start():
+    code = "def f(self, c):\n    layer = Conv(c, c).to_float(half)\n"
+    found = unroll(code, 0, {"c": 8}, lambda name: UNKNOWN)
+    assert found.executions[code.index("Conv(")] == [((8, 8), {}, None)]
+
+
+def test_a_try_whose_handler_chooses_a_value_stops_the_run():
+    code = """
+    def __init__(self, c):
+        try:
+            import apex
+            fused = True
+        except ImportError:
+            fused = False
+        if fused:
+            Conv(c, c)
+    """
+    assert executions(code, {"c": 8}) is None
