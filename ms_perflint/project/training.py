@@ -141,7 +141,7 @@ class Training:
             parameters = call.argument("params", 0)
             owner = self._parameters_owner(path, parameters)
             if owner is not None:
-                shown = self._step_taking(program, path, call) or self._gradient_function(program, owner)
+                shown = self._step_taking(program, path, call) or self._gradient_function(program, owner, path)
                 found.append(NetworkUse(path, call, owner, "optimizer", shown))
         return found
 
@@ -171,12 +171,15 @@ class Training:
                        for path in {p for p, _ in methods} for c in project.python[path].calls)
         return project.memo(("computes-gradients", cls), find)  # type: ignore[return-value]
 
-    def _gradient_function(self, program: Program, owner: Value) -> Optional[Tuple[str, Call]]:
+    def _gradient_function(self, program: Program, owner: Value, where: str) -> Optional[Tuple[str, Call]]:
         """The gradient-function call (the train step's construction) of the custom loop training ``owner``: the
-        program's only one, or of several (a GAN's one per network) the one taking ``owner``'s parameters as its
-        weights. None when none or several do."""
+        program's only one, else the only one in the optimizer's file (the library code a program reaches builds
+        its own), or of several (a GAN's one per network) the one taking ``owner``'s parameters as its weights.
+        None when none or several do."""
         found = [(path, call) for path, call in self.project.program_calls(program, ms.GRAD_FUNCTIONS)
                  if (path, call.scope) in program.scopes]
+        if len(found) > 1 and any(path == where for path, _ in found):
+            found = [(path, call) for path, call in found if path == where]
         if len(found) > 1:
             found = [(path, call) for path, call in found
                      if _same_network(self._parameters_owner(path, call.argument("weights", 2)), owner)]

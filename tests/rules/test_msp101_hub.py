@@ -12,7 +12,7 @@ import pytest
 
 from ms_perflint.rules.msp101_fp32_matmul import Fp32Matmul
 from ms_perflint.rules.msp107_fp32_conv_training import Fp32ConvTraining
-from ms_perflint.run.lint import check_text
+from ms_perflint.run.lint import check_folder, check_text
 from ms_perflint.settings import Settings
 
 HEADER = """
@@ -386,3 +386,25 @@ for batch in train_set.create_dict_iterator():
     two = code.replace('{"params": [p for n, p in model.parameters_and_names() if any',
                        '{"params": [p for n, p in head.parameters_and_names() if any')
     assert found(two) == {}
+
+
+def test_a_gradient_function_in_library_code_the_program_reaches_does_not_hide_the_scripts_own(tmp_path):
+    # mindnlp notebooks: the script's grad_fn = value_and_grad(forward_fn, model.trainable_params()); the package
+    # the program imports builds a GradOperation of its own in a helper cell
+    (tmp_path / "helpers.py").write_text(
+        "import mindspore.ops.composite as C\n"
+        "from mindspore import nn\n"
+        "class Accumulator(nn.Cell):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.grad = C.GradOperation(get_by_list=True)\n")
+    loop = LOOP.format(load="").replace("mindspore.value_and_grad(forward_fn, None, model.trainable_params())",
+                                        "torch_style_grad(forward_fn, model.trainable_params())")  # (fn, params)
+    assert "torch_style_grad" in loop
+    script = textwrap.dedent(HEADER).lstrip("\n") + textwrap.dedent(loop).lstrip("\n") + \
+        "from helpers import Accumulator\naccumulator = Accumulator()\n"
+    (tmp_path / "finetune.py").write_text(script)
+    found = check_folder(str(tmp_path), Settings(select=("MSP101",)), rules=[Fp32Matmul])
+    lines = script.splitlines()
+    reported = [lines[f.line - 1].split(" =")[0] for result in found.values() for f in result.findings]
+    assert reported == ["grad_fn"]
