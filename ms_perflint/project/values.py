@@ -162,7 +162,7 @@ class Values:
             return unknown()
         # The same question comes back along every path to it (a guard's parameter through each of its callers'
         # callers): answered once. The depth is part of the question, so the answers are the ones asked afresh.
-        key = (path, id(value), scope, depth, id(program), tuple((p, c.id) for p, c in context))
+        key = (path, _memo_key(value), scope, depth, id(program), tuple((p, c.id) for p, c in context))
         found = self._resolved.get(key)
         if found is None:
             found = self._resolved[key] = self._resolve(path, value, scope, depth, program, context).through(value.via)
@@ -849,6 +849,14 @@ class DeviceDecision:
     evidence: Optional[Known] = None
     #: False when every device target the program can be given is the CPU: no accelerator waits on the host.
     accelerator: bool = True
+
+
+def _memo_key(value: Value) -> object:
+    """A value by its place in the file when it has one: a name's value is one object wherever the name is read in
+    freshly built facts, but a copy per place once the facts are read back from the cache; the place is the same."""
+    if value.end > value.start:
+        return value.kind, value.start, value.end, value.via, value.data if isinstance(value.data, (str, int)) else None
+    return id(value)
 
 
 def device(values: Values, program: Program) -> DeviceDecision:
