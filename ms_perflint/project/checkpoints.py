@@ -21,7 +21,7 @@ from typing import List, Optional, Sequence, Set, Tuple
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import CALL, CFG, LIT, OP, PARAM, SELF, Call, Value
 from ms_perflint.project.model import Program, Project, ScopeRef
-from ms_perflint.project.training import Training, loop_count, network_parameters
+from ms_perflint.project.training import Training, argument_for, loop_count, network_parameters
 
 STEP, EPOCH = "step", "epoch"
 
@@ -310,12 +310,12 @@ class Checkpoints:
         init = self.project.method(owner, "__init__") if owner is not None else None
         if held is None or held[1].kind != PARAM or init is None:
             return ()
-        params = self.project.python[init[0]].scopes[init[1]].params[1:]
-        if held[1].data not in params:
+        function = self.project.python[init[0]].scopes[init[1]]
+        if held[1].data not in function.params:
             return ()
         found: Set[int] = set()
-        for site_path, site in self._constructions(owner):
-            argument = site.argument(held[1].data, params.index(held[1].data))
+        for site_path, site in self.project.constructions(owner):
+            argument = argument_for(site, function, held[1].data)
             if argument is not None:
                 found.update(self._counts(site_path, argument, site.scope))
         return tuple(sorted(found))
@@ -335,29 +335,13 @@ class Checkpoints:
         owner = project.owner_class(path, scope)
         if owner is None:
             return True
-        builds = self._constructions(owner)
+        builds = self.project.constructions(owner)
         live = self.values.live_scopes(program)
         built = [(p, c) for p, c in builds if (p, c.scope) in live]
         if not built:
             return not builds  # built by code the linter cannot see (a registry): assume it runs
         return any(self.values.can_hold(p, c.scope, c.guards, program) and self.registered(program, p, c)
                    for p, c in built)
-
-    def _constructions(self, cls) -> List[Tuple[str, Call]]:
-        """The calls that build the class (``SaveCallback(net)``), once per class."""
-        project = self.project
-
-        def find() -> List[Tuple[str, Call]]:
-            found = []
-            for path, facts in sorted(project.python.items()):
-                for call in facts.calls:
-                    if call.callee and not call.callee.startswith("self.") and call.callee.endswith(cls[1]):
-                        symbol = project.callee(path, call)
-                        if symbol is not None and symbol.kind == "class" and (symbol.path, symbol.name) == cls:
-                            found.append((path, call))
-            return found
-
-        return project.memo(("constructions", cls), find)  # type: ignore[return-value]
 
     # --- what happens around a save ----------------------------------------------------------------
 

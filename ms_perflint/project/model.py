@@ -670,15 +670,19 @@ class Project:
         return self._callers.get(target, [])
 
     def constructions(self, cls: ClassRef) -> List[Tuple[str, Call]]:
-        """The calls that build the class itself (not a subclass sharing its ``__init__``); empty when none is
-        seen (a registry may build it)."""
-        init = self.method(cls, "__init__")
-        found = []
-        for path, call in self.callers(init) if init is not None else ():
-            symbol = self.callee(path, call)
-            if symbol is not None and (symbol.path, symbol.name) == cls:
-                found.append((path, call))
-        return found
+        """The calls that build the class itself (``SaveCallback(net)``; not a subclass), once per class; empty when
+        none is seen (a registry may build it). A class with no ``__init__`` of its own (a Callback) counts too."""
+        def find() -> List[Tuple[str, Call]]:
+            found = []
+            for path, facts in sorted(self.python.items()):
+                for call in facts.calls:
+                    if call.callee and not call.callee.startswith("self.") and call.callee.endswith(cls[1]):
+                        symbol = self.callee(path, call)
+                        if symbol is not None and symbol.kind == "class" and (symbol.path, symbol.name) == cls:
+                            found.append((path, call))
+            return found
+
+        return self.memo(("constructions", cls), find)  # type: ignore[return-value]
 
     # --- programs -----------------------------------------------------------------------------
 

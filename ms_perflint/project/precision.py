@@ -170,6 +170,9 @@ def _has_work(project: Project, values: Values, precision: ProgramPrecision, sco
     return bool(ConvWeights.shared(project, values).of_class(cls))
 
 
+_DEVICE_NAMES = frozenset(target.lower() for target in ms.DEVICE_TARGETS)
+
+
 def _other_device_arm(call: Call) -> bool:
     """The call sits in the arm of a test on the device (``if target == "Ascend": ... else: Model(step)``) that an
     Ascend run does not take: an Ascend rule decides the program's Ascend runs (an unknown device counts as Ascend,
@@ -178,8 +181,7 @@ def _other_device_arm(call: Call) -> bool:
         if condition.kind != OP or condition.data not in ("==", "!=") or len(condition.parts) != 2:
             continue
         for named in condition.parts:
-            if named.kind == LIT and isinstance(named.data, str) and \
-                    named.data.lower() in {target.lower() for target in ms.DEVICE_TARGETS}:
+            if named.kind == LIT and isinstance(named.data, str) and named.data.lower() in _DEVICE_NAMES:
                 equal = named.data.lower() == ms.ASCEND.lower()
                 if (equal if condition.data == "==" else not equal) != holds:
                     return True
@@ -835,20 +837,19 @@ class ConvWeights(ParameterCount):
 
     def _known(self, path: str, scope: int, dotted: str) -> Any:
         """A value an unrolled run reads but does not assign: ``self.<attr>``, a module constant, an attribute of a
-        class of the file (``Darknet.depth2block``); ``UNKNOWN`` when not a literal."""
-        facts = self.project.python[path]
+        project class (``Darknet.depth2block``, through its bases); ``UNKNOWN`` when not a literal."""
         head, _, attribute = dotted.partition(".")
-        value: Optional[Value] = None
-        if head == "self" and attribute and "." not in attribute:
+        if "." in attribute:
+            return UNKNOWN
+        if head == "self" and attribute:
             known = _known_size(self._evaluate(path, Value(SELF, attribute), scope))
             return known if known is not None else UNKNOWN
-        if not attribute:
-            cls = self._class_named(path, head)
-            if cls is not None:
-                return cls
-            value = facts.constants.get(head)
-        elif head in facts.classes and "." not in attribute:
-            value = facts.classes[head].class_attrs.get(attribute)
+        cls = self._class_named(path, head)
+        if attribute:
+            return self._member(cls, attribute) if cls is not None else UNKNOWN
+        if cls is not None:
+            return cls
+        value = self.project.python[path].constants.get(head)
         return value.data if value is not None and value.kind == LIT else UNKNOWN
 
     def _executed(self, path: str, call: Call, execution: Execution) -> Optional[int]:
@@ -1171,7 +1172,7 @@ def _tensor_cast_to_half(check, counter: "ConvWeights", classes) -> Optional[str
     -- leaves the convolutions' precision as it is. None when none does."""
     project = check.project
     for cls in sorted(classes):
-        if not _builds_convolutions(counter, cls):
+        if not _builds_layers(counter.project, cls):
             continue
         for path, index in project.methods(cls):
             for call in project.python[path].calls:
@@ -1185,11 +1186,10 @@ def _tensor_cast_to_half(check, counter: "ConvWeights", classes) -> Optional[str
     return None
 
 
-def _builds_convolutions(counter: "ConvWeights", cls: ClassRef) -> bool:
+def _builds_layers(project: Project, cls: ClassRef) -> bool:
     """The class builds layers of its own in ``__init__`` -- a weighted MindSpore layer, a ``Parameter``, a project
     cell (StyleGAN's blocks build modulated-convolution layers holding their own weights) -- not only keeps the
     networks it is handed and weightless losses (YOLOX's loss cell)."""
-    project = counter.project
     init = project.method(cls, "__init__")
     if init is None:
         return False

@@ -266,7 +266,7 @@ class Training:
                       and inner.receiver.kind == PARAM and inner.receiver.data in scope.params}
             if len(owners) != 1:
                 return None
-            return _argument_for(call, scope, next(iter(owners)))
+            return argument_for(call, scope, next(iter(owners)))
         return None
 
     def network_classes(self, path: str, network: Value, scope: int) -> FrozenSet[ClassRef]:
@@ -359,7 +359,7 @@ class Training:
                     found.add(inner.data)
             if len(found) != 1:
                 return None
-            return _argument_for(call, scope, next(iter(found)))
+            return argument_for(call, scope, next(iter(found)))
         return None
 
     def composition(self, classes: FrozenSet[ClassRef]) -> FrozenSet[ClassRef]:
@@ -621,7 +621,7 @@ def _call_ids(value: Value, depth: int = 0) -> Set[int]:
     return found
 
 
-def _argument_for(call: Call, scope, name: str) -> Optional[Value]:
+def argument_for(call: Call, scope, name: str) -> Optional[Value]:
     """What ``call`` passes for the parameter ``name`` of the function or method ``scope`` it enters."""
     position = scope.params.index(name) - (1 if scope.cls and scope.params[:1] == ["self"] else 0)
     return call.argument(name, position)

@@ -13,6 +13,7 @@ count: an unrolled run is used only when it ran the function from start to end.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import operator
 from dataclasses import dataclass, field
@@ -114,13 +115,13 @@ def unroll(program: str, start: int, bound: Dict[str, Any], lookup: Callable[[st
     ``self.<name>(...)`` call runs inline when ``method(name)`` gives its source: the attributes it sets on
     ``self`` (``self.inplanes = planes * block.expansion`` in a ResNet's ``_make_layer``) are seen by what follows.
     """
-    function = _parsed(program)
-    if function is None:
+    parsed = _parsed(program)
+    if parsed is None:
         return None
     result = Unrolled()
-    run = _Run(program, start, lookup, member, method, result, {}, [_STEPS])
+    run = _Run(parsed, program, start, lookup, member, method, result, {}, [_STEPS])
     try:
-        run.call(function, bound)
+        run.call(parsed[0], bound)
     except (_Stop, _Break, _Continue, RecursionError):
         return None
     except Exception:  # noqa: BLE001 - arithmetic on the user's values (ZeroDivisionError, TypeError...)
@@ -128,15 +129,25 @@ def unroll(program: str, start: int, bound: Dict[str, Any], lookup: Callable[[st
     return result
 
 
-def _parsed(program: str) -> Optional[ast.FunctionDef]:
-    """The function a kept source defines (a method's source is indented: it is parsed inside an ``if``)."""
+@functools.lru_cache(maxsize=4096)
+def _parsed(program: str) -> Optional[Tuple[ast.FunctionDef, Tuple[str, ...], Tuple[int, ...]]]:
+    """The function a kept source defines (a method's source is indented: it is parsed inside an ``if``), with the
+    source's lines and where each starts; parsed once however often a count runs it (the tree is only read)."""
     source = "if 1:\n" + program if program[:1].isspace() else program
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError):
         return None
     function = tree.body[0].body[0] if program[:1].isspace() else tree.body[0]  # type: ignore[attr-defined]
-    return function if isinstance(function, ast.FunctionDef) else None
+    if not isinstance(function, ast.FunctionDef):
+        return None
+    # ast counts lines at "\n" (and "\r\n"/"\r"); str.splitlines also splits at form feeds and U+2028
+    lines = [line + "\n" for line in source.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    return function, tuple(lines), tuple(starts)
 
 
 _INLINE_DEPTH = 8
@@ -146,18 +157,11 @@ class _Run:
     """The state of one run of one function: its local names; the ``self`` attributes, the calls made so far and
     the steps left are shared with the methods it runs inline."""
 
-    def __init__(self, program: str, start: int, lookup: Callable[[str], Any], member: Callable[[Any, str], Any],
-                 method: Methods, result: Unrolled, attributes: Dict[str, Any], steps: List[int],
-                 depth: int = 0) -> None:
-        indented = program[:1].isspace()
-        source = "if 1:\n" + program if indented else program
-        # ast counts lines at "\n" (and "\r\n"/"\r"); str.splitlines also splits at form feeds and U+2028
-        self.lines = [line + "\n" for line in source.split("\n")]
-        self.lines[-1] = self.lines[-1][:-1]
-        self.line_starts = [0]
-        for line in self.lines:
-            self.line_starts.append(self.line_starts[-1] + len(line))
-        self.offset = start - (len("if 1:\n") if indented else 0)
+    def __init__(self, parsed: Tuple[ast.FunctionDef, Tuple[str, ...], Tuple[int, ...]], program: str, start: int,
+                 lookup: Callable[[str], Any], member: Callable[[Any, str], Any], method: Methods, result: Unrolled,
+                 attributes: Dict[str, Any], steps: List[int], depth: int = 0) -> None:
+        _, self.lines, self.line_starts = parsed
+        self.offset = start - (len("if 1:\n") if program[:1].isspace() else 0)
         self.lookup, self.member, self.method = lookup, member, method
         self.result = result
         self.executions = result.executions
@@ -549,16 +553,17 @@ class _Run:
                 and self.names.get("self") is _SELF) or self.depth >= _INLINE_DEPTH or STARRED in args:
             return _NOT_INLINED
         found = self.method(func.attr)
-        function = _parsed(found[0]) if found is not None else None
-        if function is None:
+        parsed = _parsed(found[0]) if found is not None else None
+        if parsed is None:
             return _NOT_INLINED
         program, start = found  # type: ignore[misc]
+        function = parsed[0]
         parameters = [a.arg for a in (*function.args.posonlyargs, *function.args.args)][1:]
         if len(args) > len(parameters):
             return _NOT_INLINED
         bound = {**dict(zip(parameters, args)), **keywords}
         self.result.inlined_programs.add(start)
-        inner = _Run(program, start, self.lookup, self.member, self.method, self.result, self.attributes,
+        inner = _Run(parsed, program, start, self.lookup, self.member, self.method, self.result, self.attributes,
                      self._steps, self.depth + 1)
         return inner.call(function, bound)
 
