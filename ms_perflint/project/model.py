@@ -763,7 +763,11 @@ class Project:
         if call.decorator:
             return False
         if self.is_training_call(path, call):
-            return True
+            # ``grad_all = C.GradOperation(get_all=True)`` at module level builds a gradient operator, as libraries
+            # do when they are imported (mindtorch's autograd, the model zoo's src/ modules); a module that also
+            # loops at its top level (a notebook-style training loop) runs as a script
+            return self.training_kind(path, call) != "grad" or any(
+                other.scope == 0 and other.loops for other in self.python[path].calls)
         qualified = self.qualified(path, call)
         last = qualified.rsplit(".", 1)[-1]
         return bool(qualified) and (last[:1].islower() or qualified in ms.SCRIPT_CLASSES)
@@ -965,9 +969,17 @@ class Project:
         found = []
         for path in sorted(program.files):
             for call, kind in self._training_calls_of(path):
+                if kind == "grad" and call.scope == 0 and path != program.entry and not self._used_in(program, path,
+                                                                                                   call):
+                    continue  # a gradient operator an imported module builds and the program never calls
                 if (path, call.scope) in program.scopes:
                     found.append((path, call, kind))
         return found
+
+    def _used_in(self, program: Program, path: str, made: Call) -> bool:
+        """Some code of ``path`` the program runs calls what ``made`` built (``grad_by_list(fn, params)``)."""
+        return any(c.receiver is not None and c.receiver.kind == CALL and c.receiver.data == made.id
+                   and (path, c.scope) in program.scopes for c in self.python[path].calls)
 
     def _training_calls_of(self, path: str) -> List[Tuple[Call, str]]:
         """Every training call written in ``path``, with its kind (once per file)."""

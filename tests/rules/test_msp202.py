@@ -420,3 +420,38 @@ def test_a_jit_compiled_optimizer_does_not_compile_the_train_step():
     assert at(code) == [(8, 1)]
     # a jit on a function the program calls still counts as compiling (the rule cannot tell what it compiles)
     assert lint(code.replace("class Adan(nn.Optimizer):", "class Adan(nn.Cell):")) == []
+
+
+def test_a_gradient_operator_a_library_builds_when_imported_makes_no_program_train(tmp_path):
+    # mindtorch's autograd module builds ``grad_ = GradOperation(False, True, False)`` at import: an inference demo
+    # importing it trains nothing, and the module itself is no script
+    (tmp_path / "autograd.py").write_text(
+        "from mindspore.ops.composite import GradOperation\n"
+        "grad_ = GradOperation(False, True, False)\n")
+    (tmp_path / "demo.py").write_text(
+        "import autograd\n"
+        "from net import Net\n"
+        "if __name__ == '__main__':\n"
+        "    print(Net()(x))\n")
+    (tmp_path / "net.py").write_text(
+        "import mindspore.nn as nn\n"
+        "class Net(nn.Cell):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.fc = nn.Dense(4, 4)\n"
+        "    def construct(self, x):\n"
+        "        return self.fc(x)\n")
+    found = check_folder(str(tmp_path), Settings(select=("MSP202",)), rules=RULE)
+    assert [f for result in found.values() for f in result.findings] == []
+    # the same operator built in a training script's own module scope still trains
+    (tmp_path / "train.py").write_text(
+        "import mindspore.ops.composite as C\n"
+        "from mindspore import nn\n"
+        "from net import Net\n"
+        "net = Net()\n"
+        "opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)\n"
+        "grad = C.GradOperation(get_by_list=True)\n"
+        "for x in data:\n"
+        "    opt(grad(net, opt.parameters)(x))\n")
+    found = check_folder(str(tmp_path), Settings(select=("MSP202",)), rules=RULE)
+    assert [(path, f.code) for path, result in found.items() for f in result.findings] == [("train.py", "MSP202")]
