@@ -576,6 +576,9 @@ MINDFORMERS_RUN_MODES = frozenset(("train", "finetune"))
 MINDNLP_TRAINERS = frozenset(("mindnlp.engine.Trainer", "mindnlp.engine.trainer.Trainer",
                               "mindnlp.engine.trainer.base.Trainer"))
 MINDNLP_TRAINER_MODEL = Param("model", 0)
+#: mindnlp's earlier engine API: ``Trainer(network=model, optimizer=..., ...)`` trained by ``trainer.run(...)``.
+MINDNLP_TRAINER_NETWORK = Param("network", 0)
+MINDNLP_TRAIN_METHODS = frozenset(("train", "run"))
 MINDNLP_TRAINER_ARGS = Param("args", 1)
 #: Training entry points a project subclasses to customise (``class ModifiedTrainer(Trainer)`` overriding
 #: ``compute_loss``): the subclass trains as its base does.
@@ -927,7 +930,7 @@ PARAMETER_METHODS = frozenset(("trainable_params", "get_parameters", "parameters
 #: Method names worth recording on any receiver (the receiver's type is decided later).
 INTERESTING_METHODS = frozenset(
     (
-        *MODEL_TRAIN_METHODS, *MODEL_EVAL_METHODS, "finetune", TO_FLOAT, ADD_FLAGS_RECURSIVE, TENSOR_MATMUL_METHOD,
+        *MODEL_TRAIN_METHODS, *MODEL_EVAL_METHODS, *MINDNLP_TRAIN_METHODS, "finetune", TO_FLOAT, ADD_FLAGS_RECURSIVE, TENSOR_MATMUL_METHOD,
         *TENSOR_CAST_METHODS, *TENSOR_DTYPE_METHODS, "add_argument", "set_defaults", "setdefault", "putenv", "get",
         "construct", "start", "stop", "analyse", "asnumpy", "numpy", "item", "tolist", "batch", "map",
         "info", "warning", "error", *HOST_READ_FORMATTING_METHODS,

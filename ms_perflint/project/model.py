@@ -824,6 +824,9 @@ class Project:
                 return "model"
             if made_by in ms.MINDFORMERS_TRAINERS or made_by in ms.MINDNLP_TRAINERS:
                 return "trainer"
+        if call.method in ms.MINDNLP_TRAIN_METHODS and call.receiver is not None and \
+                self.made_by(path, call.receiver) in ms.MINDNLP_TRAINERS:
+            return "trainer"  # mindnlp's earlier ``trainer.run(tgt_columns=...)``
         if call.method in ms.MINDFORMERS_TRAIN_METHODS and call.receiver is not None:
             if self.made_by(path, call.receiver) in ms.MINDFORMERS_TRAINERS:
                 return "trainer"

@@ -223,7 +223,8 @@ class Training:
             for trainer in sorted(ms.MINDNLP_TRAINERS):
                 made = self.project.making_call(path, call.receiver, trainer)
                 if made is not None:
-                    network = made[1].argument(ms.MINDNLP_TRAINER_MODEL.keyword, ms.MINDNLP_TRAINER_MODEL.position)
+                    network = made[1].argument(ms.MINDNLP_TRAINER_MODEL.keyword, ms.MINDNLP_TRAINER_MODEL.position) \
+                        or made[1].kwargs.get(ms.MINDNLP_TRAINER_NETWORK.keyword)
                     return NetworkUse(made[0], made[1], network, "trainer") if network is not None else None
         return None
 

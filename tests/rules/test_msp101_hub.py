@@ -408,3 +408,16 @@ def test_a_gradient_function_in_library_code_the_program_reaches_does_not_hide_t
     lines = script.splitlines()
     reported = [lines[f.line - 1].split(" =")[0] for result in found.values() for f in result.findings]
     assert reported == ["grad_fn"]
+
+
+def test_mindnlps_earlier_engine_trains_a_network_handed_in_by_keyword_when_run():
+    # mindnlp 0.2's engine: ``Trainer(network=..., optimizer=...)`` trained by ``trainer.run(tgt_columns=...)``
+    code = """
+model = GPT2LMHeadModel(GPT2Config(n_layer=12))
+optimizer = mindspore.nn.Adam(model.trainable_params(), learning_rate=2e-5)
+trainer = Trainer(network=model, train_dataset=train_set, epochs=3, optimizer=optimizer)
+trainer.run(tgt_columns="labels")
+"""
+    assert found(code) == {"MSP101": [(3, 11)]}
+    assert found(code.replace('trainer.run(tgt_columns="labels")', "print(trainer)")) == {}  # built, never run
+    assert found(code.replace("trainer.run(", "runner.run(")) == {}  # run on something else
