@@ -80,7 +80,7 @@ class Symbol:
     scope: Optional[int] = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Program:
     """An entry file and everything it reaches."""
 
@@ -968,7 +968,10 @@ class Project:
         return found.pop() if len(found) == 1 else ""
 
     def training_calls(self, program: Program) -> List[Tuple[str, Call, str]]:
-        """``(path, call, kind)`` of every training call the program runs."""
+        """``(path, call, kind)`` of every training call the program runs (once per program: rules ask often)."""
+        return self.memo(("program-training-calls", program), lambda: self._training_calls(program))  # type: ignore[return-value]
+
+    def _training_calls(self, program: Program) -> List[Tuple[str, Call, str]]:
         found = []
         for path in sorted(program.files):
             for call, kind in self._training_calls_of(path):

@@ -135,6 +135,10 @@ class Ref:
         return self.name
 
 
+#: A call that enters project code, as reachability needs it: its guards and the scopes it enters.
+_Entering = Tuple[Sequence[Tuple[Value, bool]], Tuple[ScopeRef, ...]]
+
+
 class Values:
     """Value resolution over one project (memoised per project)."""
 
@@ -142,7 +146,7 @@ class Values:
         self.project = project
         self._configs: Dict[str, Dict[str, List[Known]]] = {}
         self._live: Dict[str, Set[ScopeRef]] = {}
-        self._scope_calls: Dict[str, Dict[int, List[Call]]] = {}
+        self._scope_calls: Dict[str, Dict[int, List[_Entering]]] = {}
         self._file_config_entries: Dict[str, Tuple[List[Tuple[str, Known]], List[Tuple[int, str, Known]]]] = {}
         self._with_configs: Optional[List[str]] = None
         self._module_following: Dict[str, List[ScopeRef]] = {}
@@ -560,12 +564,11 @@ class Values:
             following: List[ScopeRef] = [(path, 0)]
             if index == 0:
                 following.extend(self._module_runs(path))
-            for call in self._calls_by_scope(path).get(index, ()):
-                # the guards are asked only of a call that would enter something new: most calls enter nothing of
-                # the project, and asking every guard of every call of a large program cost a minute on the corpus
-                if any(t not in seen and t in program.scopes for t in project.targets(path, call)) and \
-                        holds(path, index, call.guards):
-                    following.extend(project.targets(path, call))
+            for guards, targets in self._entering_calls(path).get(index, ()):
+                # guards are asked only of a call that would enter something new (asking each guard of every call
+                # of a large program cost a minute on the benchmark corpus)
+                if any(t not in seen and t in program.scopes for t in targets) and holds(path, index, guards):
+                    following.extend(targets)
             for target in following:
                 if target not in seen and target in program.scopes:
                     seen.add(target)
@@ -584,9 +587,18 @@ class Values:
                 *project.registered().get(path, ())]
         return self._module_following[path]
 
-    def _calls_by_scope(self, path: str) -> Dict[int, List[Call]]:
+    def _entering_calls(self, path: str) -> Dict[int, List[_Entering]]:
+        """By scope of ``path``: ``(guards, scopes entered)`` of each call that enters project code, kept for every
+        program. The call table is built first: building it asks the targets again, and then they are final."""
         if path not in self._scope_calls:
-            self._scope_calls[path] = self.project.python[path].scope_calls()
+            self.project.callers((path, 0))
+            entering: Dict[int, List[_Entering]] = {}
+            for index, calls in self.project.python[path].scope_calls().items():
+                for call in calls:
+                    targets = tuple(self.project.targets(path, call))
+                    if targets:
+                        entering.setdefault(index, []).append((call.guards, targets))
+            self._scope_calls[path] = entering
         return self._scope_calls[path]
 
     # --- configs ---------------------------------------------------------------------------------
