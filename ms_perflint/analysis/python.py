@@ -166,8 +166,9 @@ class _Collector(cst.CSTVisitor):
             self._leave_comprehension()
             return
         if action == "exits":
-            # ``if args.profile: return`` -- what follows in the block runs only when the test failed.
-            self._push_guards(self.ancestors[-1], node.test, False)  # type: ignore[attr-defined]
+            # ``if args.profile: return`` -- what follows in the block runs only when the test failed: the guard
+            # is the enclosing block's, undone when it ends (and before the guards it was entered with).
+            self._push_guards(self.ancestors[-2], node.test, False)  # type: ignore[attr-defined]
             return
         self._pop(action, node)
 

@@ -79,6 +79,28 @@ def test_continue_guards_the_rest_of_the_loop_body():
     assert [(value.text, holds) for value, holds in printed.guards] == [("step % 10", False)]
 
 
+def test_an_early_exit_in_a_nested_block_guards_only_the_rest_of_that_block():
+    # DBNet's init_env: a validation ``raise`` inside ``if cfg.device_target != "None":`` guarded the rest of the
+    # function by the outer test, so its set_context(mode=...) never ran when the device was left to the default
+    facts = facts_of("""
+    def init_env(cfg):
+        if cfg.device_target != "None":
+            if cfg.device_target not in ["Ascend", "GPU"]:
+                raise ValueError(cfg.device_target)
+            print("device")
+        if cfg.mode not in ["graph", "pynative"]:
+            raise ValueError(cfg.mode)
+        print("mode")
+    print("after")
+    """)
+    guards = {c.args[0].data: [(value.text, holds) for value, holds in c.guards] for c in facts.calls
+              if c.callee == "print"}
+    assert guards["device"] == [('cfg.device_target != "None"', True),
+                                ('cfg.device_target not in ["Ascend", "GPU"]', False)]
+    assert guards["mode"] == [('cfg.mode not in ["graph", "pynative"]', False)]
+    assert guards["after"] == []
+
+
 def test_a_def_in_the_main_block_is_a_module_function():
     facts = facts_of("""
     if __name__ == "__main__":
