@@ -67,6 +67,8 @@ def _mappings(node: Any, path: Tuple[str, ...], seen: Set[int], text: str, index
         for key, value in node.value:
             if isinstance(key, yaml.ScalarNode) and isinstance(value, yaml.ScalarNode):
                 mapping.entries.setdefault(str(key.value), _scalar(value, text, index))
+            elif isinstance(key, yaml.ScalarNode) and _scalars(value):
+                mapping.entries.setdefault(str(key.value), _sequence(value, text))
         mapping.insert = _insertion(node, text, index)
         yield mapping
         for key, value in node.value:
@@ -82,6 +84,26 @@ def _scalar(node: Any, text: str, index: LineIndex) -> Value:
     line, column = node.start_mark.line + 1, node.start_mark.column
     raw = text[start:end] if 0 <= start <= end <= len(text) else str(node.value)
     return Value(LIT, _typed(node), text=raw[:TEXT_LIMIT], line=line, column=column, start=start, end=end)
+
+
+#: Longest sequence of scalars kept as a value (``layer_nums: [3, 4, 6, 3]``); a longer one is data, not a setting.
+SEQUENCE_LIMIT = 64
+
+
+def _scalars(node: Any) -> bool:
+    """A short sequence of scalars: a value the code indexes (``config.layer_nums[0]``)."""
+    import yaml
+
+    return isinstance(node, yaml.SequenceNode) and 0 < len(node.value) <= SEQUENCE_LIMIT and all(
+        isinstance(item, yaml.ScalarNode) for item in node.value)
+
+
+def _sequence(node: Any, text: str) -> Value:
+    """A sequence of scalars as one literal tuple, written where the sequence is (not edited by any fix)."""
+    start, end = node.start_mark.index, node.end_mark.index
+    raw = text[start:end] if 0 <= start <= end <= len(text) else ""
+    return Value(LIT, tuple(_typed(item) for item in node.value), text=raw[:TEXT_LIMIT],
+                 line=node.start_mark.line + 1, column=node.start_mark.column, start=start, end=end)
 
 
 def _typed(node: Any) -> Any:
@@ -223,7 +245,7 @@ def _command_arguments(command: str, first_line: int, index: LineIndex, scripts:
             # passes and the launch decides.
             written = known if known is not None else Value(
                 UNKNOWN, text=value, line=written.line, column=written.column, start=written.start, end=written.end)
-        entries.append(ConfigEntry(key.replace("-", "_"), written, f"shell:{script}"))
+        entries.append(ConfigEntry(key.replace("-", "_"), written, f"shell:{script}", run=first_line))
     return entries
 
 

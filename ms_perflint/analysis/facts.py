@@ -398,7 +398,8 @@ class ConfigEntry(_Compact):
     """A config value written in code or a config file: an argparse default, a dict entry, a YAML key.
 
     ``owner`` says which: ``argparse``, ``dict:<name>``, ``class:<name>``, ``yaml``, ``shell:<script>``,
-    ``env``. ``value`` is a :class:`Value` (literal where known).
+    ``env``. ``value`` is a :class:`Value` (literal where known). ``run`` is, for a launch script's argument, the
+    first line of the command that passes it: the arguments of one command are one run of the program.
     """
 
     key: str
@@ -406,14 +407,17 @@ class ConfigEntry(_Compact):
     owner: str
     scope: int = 0
     guards: Tuple[Guard, ...] = ()
+    run: int = 0
 
     def to_json(self) -> List[Any]:
-        return [self.key, self.value.to_json(), self.owner, self.scope, [[v.to_json(), h] for v, h in self.guards]]
+        return [self.key, self.value.to_json(), self.owner, self.scope, [[v.to_json(), h] for v, h in self.guards],
+                self.run]
 
     @classmethod
     def from_json(cls, raw: Sequence[Any]) -> "ConfigEntry":
-        key, value, owner, scope, guards = raw
-        return cls(key, Value.from_json(value), owner, scope, tuple((Value.from_json(v), bool(h)) for v, h in guards))
+        key, value, owner, scope, guards, run = raw
+        return cls(key, Value.from_json(value), owner, scope, tuple((Value.from_json(v), bool(h)) for v, h in guards),
+                   run)
 
 
 @dataclass

@@ -95,6 +95,14 @@ class Program:
         return (path, scope) in self.scopes
 
 
+def _names(value: Value, name: str, depth: int = 0) -> bool:
+    """``value`` reads the variable ``name`` (or holds something that does)."""
+    if value.via == name or value.text == name or (value.kind in (NAME, REF) and str(value.data).rpartition(".")[2]
+                                                   == name):
+        return True
+    return depth < 8 and any(_names(part, name, depth + 1) for part in value.parts)
+
+
 def is_test_file(path: str) -> bool:
     """A test module or a file under a tests folder: checked by tests, never a program."""
     parts = path.split("/")
@@ -819,7 +827,7 @@ class Project:
                     self.derives_from((symbol.path, symbol.name), ms.TRAIN_STEP_CELLS):
                 return "step"  # a project train-step cell built on TrainOneStepCell
         if call.method in ms.MODEL_TRAIN_METHODS and call.receiver is not None:
-            made_by = self.made_by(path, call.receiver)
+            made_by = self.made_by(path, call.receiver, scope=call.scope)  # ``def train(model): model.train(...)``
             if made_by == ms.MODEL:
                 return "model"
             if made_by in ms.MINDFORMERS_TRAINERS or made_by in ms.MINDNLP_TRAINERS:
@@ -885,19 +893,28 @@ class Project:
         return ""
 
     def making_call(self, path: str, value: Optional[Value], wanted: str, depth: int = 0,
-                    seen: Optional[Set[Tuple[str, int]]] = None) -> Optional[Tuple[str, Call]]:
+                    seen: Optional[Set[Tuple[str, int]]] = None, scope: int = -1) -> Optional[Tuple[str, Call]]:
         """The call of ``wanted`` (a catalogue name) that built ``value``: through chains, factory returns, the arms
-        of an ``if`` (the first arm that builds one) and what astroid finds a loop's name holds."""
-        found = self.making_calls(path, value, wanted, depth, seen, first=True)
+        of an ``if`` (the first arm that builds one), what astroid finds a loop's name holds and, for a parameter
+        of ``scope``, what its callers pass."""
+        found = self.making_calls(path, value, wanted, depth, seen, first=True, scope=scope)
         return found[0] if found else None
 
     def making_calls(self, path: str, value: Optional[Value], wanted: str, depth: int = 0,
-                     seen: Optional[Set[Tuple[str, int]]] = None, first: bool = False) -> List[Tuple[str, Call]]:
+                     seen: Optional[Set[Tuple[str, int]]] = None, first: bool = False,
+                     scope: int = -1) -> List[Tuple[str, Call]]:
         """Every call of ``wanted`` that may have built ``value``, one per arm of an ``if`` that builds one (in the
-        arms' order); only the first with ``first``."""
+        arms' order); only the first with ``first``. A parameter of ``scope`` is what its callers pass."""
         if value is None or depth > MAX_DEPTH:
             return []
         seen = set() if seen is None else seen
+        if value.kind == PARAM and scope >= 0:
+            found: List[Tuple[str, Call]] = []
+            for caller_path, caller, argument in self.passed(path, value.data, scope):
+                for made in self.making_calls(caller_path, argument, wanted, depth + 1, seen, first, caller.scope):
+                    if made not in found:
+                        found.append(made)
+            return found
         if choices(value):
             candidates = [(path, part) for part in choices(value)]
         elif _untyped(value):
@@ -905,7 +922,7 @@ class Project:
         else:
             candidates = []
         if candidates:
-            found: List[Tuple[str, Call]] = []
+            found = []
             for candidate_path, candidate in candidates:
                 for made in self.making_calls(candidate_path, candidate, wanted, depth + 1, seen, first):
                     if made not in found:
@@ -948,16 +965,21 @@ class Project:
         """The recorded calls astroid finds ``value`` may hold (none unless every way leads to one)."""
         return self.inference.origins(path, value) or []
 
-    def _made_by_callers(self, path: str, name: str, scope: int, depth: int,
-                         seen: Set[Tuple[str, int, int]]) -> Optional[str]:
+    def passed(self, path: str, name: str, scope: int) -> List[Tuple[str, Call, Optional[Value]]]:
+        """``(caller's file, call, argument or None)`` for each call (at most 16) that enters the function ``scope``
+        of ``path``, with what it passes the parameter ``name``."""
         function = self.python[path].scopes[scope]
         if name not in function.params:
-            return ""
+            return []
         position = function.params.index(name) - (1 if function.cls else 0)
+        return [(caller_path, call, call.argument(name, position if position >= 0 else None))
+                for caller_path, call in self.callers((path, scope))[:16]]
+
+    def _made_by_callers(self, path: str, name: str, scope: int, depth: int,
+                         seen: Set[Tuple[str, int, int]]) -> Optional[str]:
         found: Set[str] = set()
         followed = False  # some caller passes a value this question already follows: it adds nothing new
-        for caller_path, call in self.callers((path, scope))[:16]:
-            argument = call.argument(name, position if position >= 0 else None)
+        for caller_path, call, argument in self.passed(path, name, scope):
             made = self._made_by(caller_path, argument, depth + 1, call.scope, seen) if argument is not None else ""
             if made is None:
                 followed = True
@@ -978,6 +1000,8 @@ class Project:
                 if kind == "grad" and call.scope == 0 and path != program.entry and not self._used_in(program, path,
                                                                                                    call):
                     continue  # a gradient operator an imported module builds and the program never calls
+                if kind in ("step", "grad") and not self._step_run(program, path, call):
+                    continue  # an export script builds the train step to load weights into its network
                 if (path, call.scope) in program.scopes:
                     found.append((path, call, kind))
         return found
@@ -986,6 +1010,71 @@ class Project:
         """Some code of ``path`` the program runs calls what ``made`` built (``grad_by_list(fn, params)``)."""
         return any(c.receiver is not None and c.receiver.kind == CALL and c.receiver.data == made.id
                    and (path, c.scope) in program.scopes for c in self.python[path].calls)
+
+    def _step_run(self, program: Program, path: str, call: Call) -> bool:
+        """A train step the program may run: not one it only builds. A gradient function built in a class's
+        ``__init__`` runs when the cell is called (``construct``) or from a method of its own that uses it (a project
+        ``Trainer.train()``): in the first case only when some construction of the class the program makes is
+        used."""
+        if not self.used(path, call):
+            return False
+        owner = self.owner_class(path, call.scope)
+        init = self.method(owner, "__init__") if owner is not None else None
+        if init != (path, call.scope) or self._used_by_methods(path, owner, call):  # type: ignore[arg-type]
+            return True
+        built = [(p, c) for p, c in self.callers(init) if (p, c.scope) in program.scopes]
+        return not built or any(self.used(p, c) for p, c in built)
+
+    def _used_by_methods(self, path: str, owner: ClassRef, made: Call) -> bool:
+        """A method of ``owner`` other than ``__init__`` and ``construct`` reads the attribute ``made`` is kept in
+        (``self.grad_fn(...)`` in ``train()``); True when it is not kept in a ``self`` attribute."""
+        target = made.target
+        if not target.startswith("self."):
+            return True
+        skipped = {self.method(owner, "__init__"), self.method(owner, "construct")}
+        for call in self.python[path].calls:
+            if (path, call.scope) in skipped or self.owner_class(path, call.scope) != owner:
+                continue
+            values = [v for v in (call.receiver, *call.args, *call.kwargs.values()) if v is not None]
+            if (call.callee or "").startswith(target) or any(_names(v, target) for v in values):
+                return True
+        return False
+
+    def used(self, path: str, made: Call) -> bool:
+        """What ``made`` builds, bound to a name, is used in its file: called, passed to a call (``Model(train_net)``,
+        ``callbacks=[collector]``) or returned. One kept anywhere else (an attribute, a list) counts as used: what
+        reads it is not followed here. False for an object built and left alone (an export script's train step, a
+        ``SummaryCollector`` never handed to ``train``)."""
+        name = made.target
+        if not name or not name.isidentifier():
+            return True
+        facts = self.python[path]
+        for call in facts.calls:
+            if call.id == made.id:
+                continue
+            if call.callee == name or (call.receiver is not None and call.method in ("__call__", "construct") and (
+                    self._is_made(path, call.receiver, made) or _names(call.receiver, name))):
+                return True  # called, also as a global from a function (``grad_fn(**batch)`` in ``train_step``)
+            if any(self._holds_made(path, value, made) or _names(value, name)
+                   for value in (*call.args, *call.kwargs.values())):
+                return True
+        return any(self._holds_made(path, value, made) or _names(value, name)
+                   for scope in facts.scopes for value in scope.returns)
+
+    def _is_made(self, path: str, value: Value, made: Call, depth: int = 0) -> bool:
+        """``value`` is what ``made`` built, also through methods that return the cell itself (``set_train()``)."""
+        if value.kind != CALL or depth > 8:
+            return False
+        if value.data == made.id:
+            return True
+        call = self.python[path].call(value.data)
+        return call is not None and call.method in ms.RETURNS_SELF and call.receiver is not None and \
+            self._is_made(path, call.receiver, made, depth + 1)
+
+    def _holds_made(self, path: str, value: Value, made: Call, depth: int = 0) -> bool:
+        """``value`` is what ``made`` built, or holds it (a tuple, a list, an expression over it)."""
+        return self._is_made(path, value, made) or (
+            depth < 8 and any(self._holds_made(path, part, made, depth + 1) for part in value.parts))
 
     def _training_calls_of(self, path: str) -> List[Tuple[Call, str]]:
         """Every training call written in ``path``, with its kind (once per file)."""

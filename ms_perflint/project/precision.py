@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import CALL, CFG, LIT, NAME, OP, PARAM, REF, SELF, Call, Scope, Value, choices
@@ -80,13 +80,23 @@ class ProgramPrecision:
     unknown_casts: bool = False
     #: The whole network is kept in float32 on purpose.
     deliberate_fp32: bool = False
+    #: Where a train step scales its loss (``TrainOneStepWithLossScaleCell``): built for float16 layers, perhaps.
+    loss_scaled: str = ""
     #: The network is (or holds, or is built on) a pretrained transformer from a hub, described as the user wrote it
     #: (``AutoModelForSeq2SeqLM.from_pretrained``): MatMul-heavy although its layers are not in the project.
     pretrained: str = ""
 
     @property
     def has_mixed_precision(self) -> bool:
-        return bool(self.knob) or any(level != "O0" for level, _ in self.levels)
+        return bool(self.knob) or bool(self.loss_scaled) or any(level != "O0" for level, _ in self.levels)
+
+    @property
+    def fp32_layers(self) -> bool:
+        """As :attr:`all_fp32`, with a train step that scales its loss counted as float32: loss scaling casts no
+        layer, so the convolutions run in float32 unless the network casts them by hand (MSP107 asks
+        :func:`hand_cast`). MSP101 keeps the step's scaling as a sign of float16 MatMul layers it cannot see."""
+        return not self.knob and all(level == "O0" for level, _ in self.levels) and not self.manual \
+            and not self.deliberate_fp32
 
     @property
     def all_fp32(self) -> bool:
@@ -113,8 +123,9 @@ class ProgramPrecision:
         return known >= SIGNIFICANT_MATMUL_WEIGHTS or (unknown >= 2 and layers >= 4)
 
     def covering_level(self) -> Optional[Tuple[str, str]]:
-        """The AMP level that casts every MatMul, if one is set (an unknown level counts)."""
-        return next(((l, w) for l, w in self.levels if l in ("O2", "O3", "?")), None)
+        """The AMP level that casts every MatMul, if one is set (an unknown level, and a loss-scaling step, count)."""
+        found = next(((l, w) for l, w in self.levels if l in ("O2", "O3", "?")), None)
+        return found or (("?", f"loss scaling at {self.loss_scaled}") if self.loss_scaled else None)
 
     def escape_reason(self, site: MatmulSite) -> Optional[str]:
         """Why a site stays float32 although the program uses mixed precision, or None when it does not."""
@@ -449,7 +460,7 @@ def _mechanisms(project: Project, values: Values, program: Program, precision: P
         if qualified in ms.LOSS_SCALING and project.training_kind(path, call) == "step":
             # A train step that scales its loss is built for float16 layers (``Model`` instead says so
             # with ``amp_level``; a loss scale manager alone changes nothing there).
-            precision.levels.append(("?", f"loss scaling at {where}"))
+            precision.loss_scaled = precision.loss_scaled or where
         if qualified in ms.AMP_ENTRIES:
             if qualified == ms.MODEL and (path, call.id) != (precision.use.path, precision.use.anchor.id):
                 continue  # another Model: its amp_level is its own training's (a train step's Model ignores it)
@@ -520,7 +531,8 @@ def _amp_entry(values: Values, path: str, call: Call, qualified: str, where: str
         if call.may_pass(entry.level.keyword, entry.level.position):
             precision.levels.append(("?", where))
         return
-    found = values.resolve(path, level, call.scope, program=program)  # the arm the program's runs take
+    # the arm the program's Ascend runs take (a GPU launch command's --amp_level=O0 is not theirs)
+    found = values.on_ascend(values.resolve(path, level, call.scope, program=program))
     if not found.complete or not found.values:
         precision.levels.append(("?", where))
         return
@@ -768,6 +780,8 @@ class ConvWeights(ParameterCount):
             calls = [call for call in self.project.python[path].calls if call.scope == index]
             sized = []
             for call in calls:
+                if any(self._holds(path, condition, index) is (not holds) for condition, holds in call.guards):
+                    continue  # not built in this call context (``if in_channels != out_channels:`` with equal sizes)
                 size = self._call(path, call) or 0
                 sized.append((call.guards, size * ((self._iterations(path, call) or 1) if size else 1)))
             total = max(_arms_total(sized), self._unrolled(scope, calls))
@@ -1003,6 +1017,57 @@ class ConvWeights(ParameterCount):
                 return _known_size(self._member(ClassArgument(owner), value.data))
         return None
 
+    def _holds(self, path: str, value: Value, scope: int, depth: int = 0) -> Optional[bool]:
+        """Whether a guard holds in the current call context: sizes compared, ``not``/``and``/``or``, a ``self``
+        attribute set to such a test in the same file (``self.downsample = in_channels != out_channels``); None when
+        not known so."""
+        if depth > 8:
+            return None
+        if value.kind == SELF:  # ``self.downsample`` set to a test of this call's sizes
+            owner = self.project.owner_class(path, scope)
+            found = self.project.attribute(owner, value.data) if owner is not None else None
+            return self._holds(path, found[1], scope, depth + 1) if found is not None and found[0] == path else None
+        if value.kind != OP or not value.parts:
+            known = self._scalar(path, value, scope, depth + 1)
+            return bool(known) if known is not None else None
+        op, parts = value.data, value.parts
+        if op == "not":
+            inner = self._holds(path, parts[0], scope, depth + 1)
+            return None if inner is None else not inner
+        if op in ("and", "or") and len(parts) == 2:
+            sides = [self._holds(path, part, scope, depth + 1) for part in parts]
+            decisive = op == "or"  # a True decides ``or``, a False decides ``and``
+            if decisive in sides:
+                return decisive
+            return None if None in sides else not decisive
+        if op in ("==", "!=", "is", "is not") and len(parts) == 2:
+            left, right = (self._scalar(path, part, scope, depth + 1) for part in parts)
+            if left is None or right is None:
+                return None
+            return (left == right) is (op in ("==", "is"))
+        if op in _ORDER and len(parts) == 2:
+            left, right = (self._evaluate(path, part, scope, depth + 1) for part in parts)
+            return _ORDER[op](left, right) if type(left) is int and type(right) is int else None
+        return None
+
+    def _scalar(self, path: str, value: Value, scope: int, depth: int) -> Any:
+        """A bool, str or int ``value`` has in the current call context (a literal, a parameter the call binds, a
+        ``self`` attribute set from either, a size computed from them); None when not known so."""
+        if depth > 8:
+            return None
+        if value.kind == LIT:
+            return value.data if isinstance(value.data, (bool, str, int)) else None
+        if value.kind == PARAM:
+            bound = self._bound((path, scope))
+            known = bound.get(value.data) if value.data in bound else None
+            return known if isinstance(known, (bool, str, int)) else None
+        if value.kind == SELF:
+            owner = self.project.owner_class(path, scope)
+            found = self.project.attribute(owner, value.data) if owner is not None else None
+            if found is not None and found[0] == path:
+                return self._scalar(path, found[1], scope, depth + 1)
+        return self._evaluate(path, value, scope, depth + 1) if value.kind == OP else None
+
     def _iterations(self, path: str, call: Call) -> Optional[int]:
         """As :class:`ParameterCount` counts loops, with ``range(...)`` bounds taken from the call context."""
         facts = self.project.python[path]
@@ -1071,6 +1136,11 @@ class ConvWeights(ParameterCount):
                 return None
             product *= size
         return product
+
+
+#: Orderings of sizes a guard may test (:meth:`ConvWeights._holds`).
+_ORDER: Dict[str, Callable[[int, int], bool]] = {
+    "<": lambda a, b: a < b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b}
 
 
 def _arms_total(sized: List[Tuple[tuple, int]], depth: int = 0) -> int:

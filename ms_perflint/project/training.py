@@ -204,7 +204,7 @@ class Training:
             use = self.network_of(path, call, kind)
             return [use] if use is not None else []
         found = []
-        for made_path, made in self.project.making_calls(path, call.receiver, ms.MODEL):
+        for made_path, made in self.project.making_calls(path, call.receiver, ms.MODEL, scope=call.scope):
             network = made.argument("network", 0)
             if network is not None:
                 found.append(NetworkUse(made_path, made, network, "model"))
@@ -213,7 +213,7 @@ class Training:
     def network_of(self, path: str, call: Call, kind: str) -> Optional[NetworkUse]:
         """The network one training call trains: ``Model(net).train(...)`` or a train-step cell's."""
         if kind == "model":
-            made = self.project.making_call(path, call.receiver, ms.MODEL)
+            made = self.project.making_call(path, call.receiver, ms.MODEL, scope=call.scope)
             network = made[1].argument("network", 0) if made is not None else None
             return NetworkUse(made[0], made[1], network, "model") if network is not None else None  # type: ignore[index]
         if kind == "step":

@@ -638,6 +638,33 @@ class Values:
             self._configs[program.entry] = values
         return self._configs[program.entry]
 
+    def other_device_places(self) -> FrozenSet[Where]:
+        """Where each argument of a launch command that runs its script on GPU or CPU is written
+        (``python train.py --device_target=GPU --drop_remainder=True``): that run is not an Ascend run."""
+        def find() -> FrozenSet[Where]:
+            places: Set[Where] = set()
+            for path, facts in self.project.shell.items():
+                runs: Dict[int, List[ConfigEntry]] = {}
+                for entry in facts.entries:
+                    if entry.run:
+                        runs.setdefault(entry.run, []).append(entry)
+                for entries in runs.values():
+                    if any(e.key in ms.DEVICE_KEYS and e.value.kind == LIT and isinstance(e.value.data, str)
+                           and e.value.data.strip().lower() in ms.NON_ASCEND_WORDS for e in entries):
+                        places.update(where(path, e.value) for e in entries)
+            return frozenset(places)
+
+        return self.project.memo("other-device-places", find)  # type: ignore[return-value]
+
+    def on_ascend(self, found: Resolution) -> Resolution:
+        """``found`` as the program's Ascend runs give it: without the values only a launch command for GPU or CPU
+        passes. None left is not known (those runs decide nothing for Ascend)."""
+        others = self.other_device_places()
+        if not others or not any(k.where in others for k in found.values):
+            return found
+        kept = [k for k in found.values if k.where not in others]
+        return Resolution(kept, complete=found.complete and bool(kept))
+
     def file_config(self, path: str) -> Dict[str, List[Known]]:
         """Config values written in one file (for code no program reaches)."""
         values: Dict[str, List[Known]] = {}

@@ -88,10 +88,10 @@ class Check:
         except InvalidVersion:
             return None
 
-    def sinks_off(self, program: Program, path: str, call: Call) -> bool:
-        """A ``Model.train``/``fit`` call that runs without data sinking in every run of the program: its
-        ``dataset_sink_mode`` is False wherever it comes from, or omitted on MindSpore 2.0 or later (1.x sank by
-        default; an unknown older release is taken as the one that sinks)."""
+    def sinks_off(self, program: Program, path: str, call: Call, ascend: bool = False) -> bool:
+        """A ``Model.train``/``fit`` call that runs without data sinking in every run of the program (every Ascend
+        run, ``ascend``): its ``dataset_sink_mode`` is False wherever it comes from, or omitted on MindSpore 2.0 or
+        later (1.x sank by default; an unknown older release is taken as the one that sinks)."""
         flag = ms.MODEL_SINK_FLAGS.get(call.method or "")
         if flag is None:
             return False
@@ -100,6 +100,8 @@ class Check:
             return not call.may_pass(flag.keyword, flag.position) and bool(
                 self.release_at_least(program.entry, ms.SINK_OFF_BY_DEFAULT_SINCE, program))
         found = self.values.resolve(path, value, call.scope, program=program)
+        if ascend:
+            found = self.values.on_ascend(found)
         return found.complete and bool(found.values) and all(
             k.value is False or (type(k.value) is int and k.value == 0) for k in found.values)
 
@@ -210,7 +212,7 @@ def amp_switch_fix(use: NetworkUse, values=None, program=None) -> Optional[Fix]:
                              AMP_SWITCH_FIX)
     if values is None:
         return None
-    found = values.resolve(use.path, level, use.anchor.scope, program=program)
+    found = values.on_ascend(values.resolve(use.path, level, use.anchor.scope, program=program))
     places = {k.where for k in found.values}
     written = places.pop() if found.complete and len(places) == 1 else None
     if written is None or written.path != use.path or written.end - written.start != len('"O0"') or not all(

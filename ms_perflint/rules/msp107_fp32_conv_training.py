@@ -96,7 +96,10 @@ class Fp32ConvTraining(Rule):
         silent_on="""
             - programs with mixed precision in any form MSP101 knows: an AMP level that casts (`"O1"`, `"O2"`,
               `"O3"`, `"auto"`) or that the linter cannot know, an Ascend precision knob, `to_float(float16)` or
-              `add_flags_recursive(fp16=True)` on the network, loss scaling in a train step;
+              `add_flags_recursive(fp16=True)` on the network. Loss scaling alone is not one: a
+              `TrainOneStepWithLossScaleCell` over a network no code casts (PSENet, a blind audit's miss) trains
+              its convolutions in float32, so only the casts below silence it (MSP101 still reads a loss-scaled
+              step as a sign of float16 MatMul layers it cannot see);
             - precision managed by hand: the network's code casts layers or cells to float16 with `to_float` or
               `add_flags_recursive`, or to a dtype chosen at run time (`to_float(self.cast_type)`, as the model
               zoo's Faster R-CNN does on Ascend) -- convolutions included --, or whose cells cast a tensor to a
@@ -107,6 +110,11 @@ class Fp32ConvTraining(Rule):
             - networks whose MatMul work passes MSP101's bound: they are MSP101's;
             - small networks: under 1 M convolution weights (LeNet-5 holds 2.5 k, a CIFAR ResNet-20 0.27 M) --
               float16 buys little there, and the launch overhead dominates;
+            - a train step a program builds and never runs (an export script building the train-step cell to
+              load weights: never called, passed on or returned) trains nothing;
+            - a layer built under a test the call that builds it decides against (`if self.downsample or stride
+              != 1:` with `self.downsample = in_channels != out_channels`, `Conv(..., dilate=False)`) is not
+              counted, so the count stays a lower bound (a blind audit's "at least 1,046,464" was 730,560);
             - convolutions the linter cannot size count 0 (channels read from a list by a `zip` loop over values
               it does not know, a constructor whose run depends on a value it cannot know, a network from another
               package or a registry) -- unknown is never reported;
@@ -313,7 +321,7 @@ class Fp32ConvTraining(Rule):
 
     def _decide(self, check: Check, training: Training, program, precision: ProgramPrecision,
                 reported: Set[Tuple[str, int]]) -> None:
-        if not precision.all_fp32 or precision.significant_matmul_work():
+        if not precision.fp32_layers or precision.significant_matmul_work():
             return  # mixed precision, the author's choice, or MSP101's finding
         if check.casts_by_default(program) and not precision.keeps_origin_dtype:
             return

@@ -51,8 +51,11 @@ class PartialLastBatchInGraphTraining(Rule):
             `drop_remainder` and `batch_size` read in the context of the call that builds the training dataset
             (`create_dataset(mode="train")` takes the helper's training arm). A `drop_remainder=False` the script
             passes down to a helper is reported where the script writes it, naming the helper's `batch()`: that is
-            the line the user changes. A batch in an arm whose test no run decides is reported only when the
-            other arm keeps its short batch too.
+            the line the user changes. A False that one config line gives (a YAML key, an argparse default) is
+            reported on that line, naming the helper's `batch()`, without a fix: the key may serve evaluation too.
+            A launch command that runs the script on GPU or CPU (`--device_target=GPU --drop_remainder=True`) is
+            not an Ascend run, so its values do not decide. A batch in an arm whose test no run decides is reported
+            only when the other arm keeps its short batch too.
         """,
         why_bad="""
             Unless the dataset size is a multiple of the batch size, the last batch of every epoch is shorter.
@@ -380,7 +383,7 @@ def _bound(project: Project, path: str, name: str, scope: int, chain: Chain) -> 
 
 
 def _keeps_short_batch(check: Check, program: Program, batch: Batch) -> Optional[Tuple[str, Optional[Where]]]:
-    """``("missing", None)``, ``("false", where the False is written)`` or ``("configured", None)`` when the batch
+    """``("missing", None)``, ``("false", where the False is written)`` or ``("configured", the one config line that
     keeps its short last batch; None when it drops it, may, or its size is 1."""
     call = batch.call
     for condition, holds in call.guards:  # ``if is_training: ... else: data.batch(n)``, read in context
@@ -397,13 +400,15 @@ def _keeps_short_batch(check: Check, program: Program, batch: Batch) -> Optional
         return None if call.may_pass(ms.DROP_REMAINDER.keyword, ms.DROP_REMAINDER.position) else ("missing", None)
     if drop.kind == LIT:
         return ("false", where(batch.path, drop)) if drop.data is False else None
-    found = _resolve(check, program, batch, drop)
+    found = check.values.on_ascend(_resolve(check, program, batch, drop))  # a GPU launch command's True is not Ascend's
     if found.complete and found.values and all(k.value is False for k in found.values):
         places = {k.where for k in found.values}
         written = places.pop() if len(places) == 1 else None
         if written is not None and written.end > written.start and found.values[0].source == "literal":
             return ("false", written)  # one literal False, passed down by the caller
-        return ("configured", None)
+        # one config line (a YAML key, an argparse default) is where the user changes it; it may serve evaluation
+        # too, so it is shown there but not edited
+        return ("configured", written if written is not None and written.end > written.start else None)
     return None
 
 
@@ -427,7 +432,8 @@ def _message(consumer: str, verdict: Tuple[str, Optional[Where]], helper: str = 
     said = {"missing": "without drop_remainder", "false": "with drop_remainder=False",
             "configured": "with drop_remainder configured False"}[verdict[0]]
     if helper:
-        said = f"at {helper} with drop_remainder=False (passed here)"
+        how = "configured" if verdict[0] == "configured" else "passed"
+        said = f"at {helper} with drop_remainder=False ({how} here)"
     return (f"batch() {said} keeps a short last batch in a dataset trained by {consumer}: the compiled step compiles "
             f"a second graph for its shape (on MindSpore 2.10 as long as the first compile); pass "
             f"drop_remainder=True for training (it drops up to batch_size - 1 samples per epoch)")

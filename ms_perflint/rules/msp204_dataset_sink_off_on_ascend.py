@@ -258,7 +258,9 @@ def _graph_mode(check: Check, program: Program, mode: Optional[ExecutionMode] = 
 
 
 def _collects_summaries(check: Check, program: Program) -> bool:
-    return bool(check.project.program_calls(program, (ms.SUMMARY_COLLECTOR, ms.SUMMARY_MONITOR)))
+    """The program uses a summary callback (one it builds and never hands to training needs nothing per step)."""
+    return any(check.project.used(path, call)
+               for path, call in check.project.program_calls(program, (ms.SUMMARY_COLLECTOR, ms.SUMMARY_MONITOR)))
 
 
 def _varying_shapes(check: Check, program: Program) -> bool:
@@ -282,7 +284,7 @@ def _varying_shapes(check: Check, program: Program) -> bool:
 
 def _sink_off(check: Check, program: Program, path: str, call: Call) -> Optional[Tuple[str, Optional[Fix]]]:
     """The message and fix when the call trains without sinking (:meth:`Check.sinks_off`), else None."""
-    if not check.sinks_off(program, path, call):
+    if not check.sinks_off(program, path, call, ascend=True):
         return None
     flag = ms.MODEL_SINK_FLAGS[call.method or ""]
     value = call.argument(flag.keyword, flag.position)
@@ -298,7 +300,7 @@ def _sink_off(check: Check, program: Program, path: str, call: Call) -> Optional
     if value.kind == LIT and not value.via:  # written in the call: the fix edits the call, not a shared name
         return (f"{method} runs with dataset_sink_mode=False on Ascend in graph mode: every step copies its batch "
                 f"from the host and waits for it; {ADVICE}"), replace_value(value, "True", FixSafety.UNSAFE, SINK_FIX)
-    found = check.values.resolve(path, value, call.scope, program=program)
+    found = check.values.on_ascend(check.values.resolve(path, value, call.scope, program=program))
     written = "; ".join(sorted({k.describe() for k in found.values}))
     return (f"{method} runs with dataset_sink_mode=False ({written}) on Ascend in graph mode: every step copies its "
             f"batch from the host and waits for it; {ADVICE}"), None

@@ -690,3 +690,198 @@ stepD = StepCell(DiscriminatorLoss(netG, netD), optD)''')
     assert [lines[f.line - 1].split(" =")[0] for f in findings] == ["stepG", "stepD"]
     # each step trains its own network: the generator 3,574,784, the critic 2,763,776
     assert ["3,574,784" in findings[0].message, "2,763,776" in findings[1].message] == [True, True]
+
+
+def test_a_loss_scaling_step_over_a_resnet_sized_from_yaml_lists_with_its_downsampling_counted_per_block(tmp_path):
+    # PSENet: ResNet-50 widths as YAML lists, a downsampling convolution only where a block changes its width or
+    # stride, trained by TrainOneStepWithLossScaleCell with no AMP: loss scaling casts no layer
+    from ms_perflint.run.lint import check_folder
+    from tests.conftest import write_project
+
+    files = {
+        "default_config.yaml": "LAYER_NUMS: [3, 4, 6, 3]\nIN_CHANNELS: [64, 256, 512, 1024]\n"
+                               "OUT_CHANNELS: [256, 512, 1024, 2048]\n",
+        "src/config.py": """
+            import yaml
+            class Config:
+                def __init__(self, entries):
+                    for key, value in entries.items():
+                        setattr(self, key, value)
+            with open("default_config.yaml") as handle:
+                config = Config(yaml.safe_load(handle))
+        """,
+        "src/resnet.py": """
+            import mindspore.nn as nn
+            class Block(nn.Cell):
+                expansion = 4
+                def __init__(self, in_channels, out_channels, stride=1):
+                    super().__init__()
+                    middle = out_channels // self.expansion
+                    self.conv1 = nn.Conv2d(in_channels, middle, 1)
+                    self.conv2 = nn.Conv2d(middle, middle, 3, stride=stride)
+                    self.conv3 = nn.Conv2d(middle, out_channels, 1)
+                    self.downsample = in_channels != out_channels
+                    if self.downsample or stride != 1:
+                        self.down = nn.Conv2d(in_channels, out_channels, 1, stride=stride)
+                def construct(self, x):
+                    return self.conv3(self.conv2(self.conv1(x)))
+            class ResNet(nn.Cell):
+                def __init__(self, block, layer_nums, in_channels, out_channels):
+                    super().__init__()
+                    self.conv1 = nn.Conv2d(3, 64, 7, stride=2)
+                    self.layer1 = self._make_layer(block, layer_nums[0], in_channels[0], out_channels[0], 1)
+                    self.layer2 = self._make_layer(block, layer_nums[1], in_channels[1], out_channels[1], 2)
+                    self.layer3 = self._make_layer(block, layer_nums[2], in_channels[2], out_channels[2], 2)
+                    self.layer4 = self._make_layer(block, layer_nums[3], in_channels[3], out_channels[3], 2)
+                def _make_layer(self, block, layer_num, in_channel, out_channel, stride):
+                    layers = [block(in_channel, out_channel, stride=stride)]
+                    for _ in range(1, layer_num):
+                        layers.append(block(out_channel, out_channel, stride=1))
+                    return nn.SequentialCell(layers)
+                def construct(self, x):
+                    return self.layer4(self.layer3(self.layer2(self.layer1(self.conv1(x)))))
+        """,
+        "train.py": """
+            import mindspore as ms
+            import mindspore.nn as nn
+            from src.config import config
+            from src.resnet import ResNet, Block
+            ms.set_context(mode=ms.GRAPH_MODE)
+            net = ResNet(Block, config.LAYER_NUMS, config.IN_CHANNELS, config.OUT_CHANNELS)
+            opt = nn.SGD(net.trainable_params(), learning_rate=0.01)
+            step = nn.TrainOneStepWithLossScaleCell(nn.WithLossCell(net, loss), opt,
+                                                    scale_sense=nn.FixedLossScaleUpdateCell(1024.0))
+            for image, label in data:
+                step(image, label)
+        """,
+    }
+    root = write_project(tmp_path / "plain", files)
+    results = check_folder(str(root), Settings(select=("MSP107",)), rules=[Fp32ConvTraining])
+    [finding] = [f for r in results.values() for f in r.findings]
+    expected, inputs = 3 * 64 * 49, 64
+    for blocks, outputs, stride in ((3, 256, 1), (4, 512, 2), (6, 1024, 2), (3, 2048, 2)):
+        for number in range(blocks):
+            width, middle = (inputs if number == 0 else outputs), outputs // 4
+            expected += width * middle + middle * middle * 9 + middle * outputs
+            if number == 0:  # the first block of each stage changes the width or the stride: it downsamples
+                expected += width * outputs
+        inputs = outputs
+    assert f"at least {expected:,} convolution weights" in finding.message
+    # the same network cast to float16 by hand is the author's precision
+    cast = {**files, "train.py": files["train.py"].replace("opt = ", "net.to_float(ms.float16)\n            opt = ")}
+    results = check_folder(str(write_project(tmp_path / "cast", cast)), Settings(select=("MSP107",)),
+                           rules=[Fp32ConvTraining])
+    assert not any(r.findings for r in results.values())
+
+
+def test_a_layer_built_under_a_flag_the_call_turns_off_is_not_counted():
+    # cnn_direction_model: Conv(..., dilate=False) builds no dilated convolution; "at least" stays a lower bound
+    code = """
+import mindspore as ms
+import mindspore.nn as nn
+from mindspore.train import Model
+class Conv(nn.Cell):
+    def __init__(self, cin, cout, dilate=True, act="relu"):
+        super().__init__()
+        self.dilate = dilate
+        self.conv = nn.Conv2d(cin, cout, 3)
+        if self.dilate and act == "relu":
+            self.dilated = nn.Conv2d(cout, cout, 3, dilation=2)
+    def construct(self, x):
+        return self.conv(x)
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.SequentialCell([Conv(256, 256, dilate=DILATE) for _ in range(2)])
+    def construct(self, x):
+        return self.blocks(x)
+if __name__ == "__main__":
+    ms.set_context(mode=ms.GRAPH_MODE)
+    Model(Net(), loss, nn.Adam(params)).train(10, data)
+"""
+    # two 256x256x3x3 convolutions are 1,179,648 weights; with the dilated ones 2,359,296
+    assert "at least 2,359,296 " in lint(code.replace("DILATE", "True"))[0].message
+    assert "at least 1,179,648 " in lint(code.replace("dilate=DILATE", 'dilate=True, act="gelu"'))[0].message
+    assert lint(code.replace("Conv(256, 256, dilate=DILATE)", "Conv(192, 192, dilate=False)")) == []
+
+
+def test_a_train_step_an_export_script_builds_and_never_runs_is_not_a_training():
+    # Pix2Pix's export script: it builds the GAN's train-step cell (a GradOperation in its __init__), then exports
+    # the generator with loaded weights; the step is never called, passed on or returned
+    code = CNN.replace("import mindspore.nn as nn", "import mindspore.nn as nn\nimport mindspore.ops as ops") + '''
+class StepCell(nn.Cell):
+    def __init__(self, loss_cell, optimizer):
+        super().__init__()
+        self.loss_cell, self.optimizer = loss_cell, optimizer
+        self.grad = ops.GradOperation(get_by_list=True)
+        self.weights = optimizer.parameters
+    def construct(self, x):
+        return self.optimizer(self.grad(self.loss_cell, self.weights)(x))
+if __name__ == "__main__":
+    net = Net()
+    train_net = StepCell(nn.WithLossCell(net, loss), nn.Adam(net.trainable_params()))
+    train_net.set_train()
+    library_step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Adam(net.trainable_params()))
+    ms.load_param_into_net(net, ms.load_checkpoint("net.ckpt"))
+    ms.export(net, inputs, file_name="net", file_format="MINDIR")
+'''
+    assert lint(code) == []
+    for runs in ("    for x in data:\n        train_net(x)\n", "    Model(library_step).train(10, data)\n",
+                 "    library_step = library_step.set_train()\n    for x in data:\n        library_step(x)\n"):
+        assert [f.code for f in lint(code + runs)] == ["MSP107"], runs
+
+
+def test_a_model_handed_to_the_scripts_own_train_function_is_trained_there():
+    # fcn-4: def train(model, ...): ... model.train(epoch, data); called as train(model=net_model, ...)
+    code = program("""
+        net_model = Model(Net(), loss, nn.Adam(params))
+        train(model=net_model, epoch=50)
+    """, CNN + '''
+def train(model, epoch=10):
+    model.train(epoch, data)
+''')
+    lines = code.lstrip("\n").splitlines()
+    findings = lint(code)
+    assert [(f.code, lines[f.line - 1].strip().split(" =")[0]) for f in findings] == [("MSP107", "net_model")]
+    assert findings[0].fix is not None  # the amp_level switch on that Model(...)
+
+
+def test_a_project_trainer_class_building_its_gradient_function_trains_through_its_methods():
+    # mindnlp notebooks: class Trainer: __init__ builds value_and_grad; trainer.train() runs it
+    code = CNN + '''
+class Trainer:
+    def __init__(self, net, optimizer):
+        self.net, self.optimizer = net, optimizer
+        self.grad_fn = ms.value_and_grad(self.forward, None, optimizer.parameters)
+    def forward(self, x):
+        return self.net(x).mean()
+    def train(self):
+        for x in data:
+            loss, grads = self.grad_fn(x)
+            self.optimizer(grads)
+if __name__ == "__main__":
+    net = Net()
+    trainer = Trainer(net, nn.Adam(net.trainable_params()))
+    trainer.train()
+'''
+    assert [f.code for f in lint(code)] == ["MSP107"]
+
+
+def test_a_gradient_function_a_step_function_calls_as_a_global_is_used():
+    # mindnlp notebooks: grad_fn built at module level, called from train_step(**batch)
+    code = program("""
+        net = Net()
+        optimizer = nn.Adam(net.trainable_params())
+        for x in data:
+            train_step(x)
+    """, CNN + '''
+def forward(x):
+    return net(x).mean()
+grad_fn = ms.value_and_grad(forward, None, optimizer.parameters)
+def train_step(x):
+    loss, grads = grad_fn(x)
+    optimizer(grads)
+    return loss
+''')
+    assert [f.code for f in lint(code)] == ["MSP107"]
+    assert lint(code.replace("    loss, grads = grad_fn(x)", "    loss, grads = 0, ()")) == []  # built, never run

@@ -157,6 +157,49 @@ def test_a_builder_in_another_file(tmp_path: Path):
     assert found == {"src/dataset.py": [(6, 12)]}
 
 
+def test_a_launch_command_for_gpu_does_not_decide_the_ascend_runs(tmp_path: Path):
+    # the model zoo's layout: the config says drop_remainder False; only the GPU launch scripts pass True
+    files = {
+        "src/dataset.py": """
+            import mindspore.dataset as ds
+            def create_dataset(path, batch_size, drop_remainder=True):
+                return ds.MindDataset(path).batch(batch_size, drop_remainder=drop_remainder)
+        """,
+        "train.py": """
+            import argparse
+            import ast
+            from mindspore import context
+            from mindspore.train import Model
+            from src.dataset import create_dataset
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--device_target", default="Ascend")
+            parser.add_argument("--drop_remainder", type=ast.literal_eval, default=False)
+            args = parser.parse_args()
+            context.set_context(mode=context.GRAPH_MODE, device_target=args.device_target)
+            data = create_dataset("train.mindrecord", 32, drop_remainder=args.drop_remainder)
+            Model(net, loss, opt).train(10, data)
+        """,
+        "scripts/run_train_gpu.sh": """
+            CUDA_VISIBLE_DEVICES=0 python ../train.py --device_target='GPU' \\
+                --drop_remainder=True > train.log 2>&1 &
+        """,
+        "scripts/run_train_ascend.sh": """
+            python ../train.py --device_target=Ascend > train.log 2>&1 &
+        """,
+    }
+    root = write_project(tmp_path / "zoo", files)
+    results = check_folder(str(root), Settings(select=("MSP203",)), rules=RULE)
+    found = {path: [f.line for f in r.findings] for path, r in results.items() if r.findings}
+    assert found == {"train.py": [8]}  # the argparse default the Ascend runs keep, naming the helper's batch()
+    assert "src/dataset.py:3" in results["train.py"].findings[0].message and results["train.py"].findings[0].fix is None
+    # the Ascend launch command passing True (or a GPU command naming no device) decides the Ascend runs again
+    for script, text in (("scripts/run_train_ascend.sh", "python ../train.py --device_target=Ascend --drop_remainder=True\n"),
+                         ("scripts/run_train_gpu.sh", "python ../train.py --drop_remainder=True\n")):
+        root = write_project(tmp_path / script.replace("/", "-"), {**files, script: text})
+        results = check_folder(str(root), Settings(select=("MSP203",)), rules=RULE)
+        assert not any(r.findings for r in results.values()), script
+
+
 # --- silent ---------------------------------------------------------------------------------------------
 
 

@@ -135,6 +135,12 @@ def test_a_program_collecting_summaries_is_silent_but_a_per_step_loss_monitor_is
     assert at(script(GRAPH, "from mindspore.train import LossMonitor",
                      "Model(net, loss, opt).train(10, data, callbacks=[LossMonitor(1)], dataset_sink_mode=False)")) \
         == [(6, 5)]
+    # Yolact++: a SummaryCollector built and never handed to training collects nothing
+    assert at(script(GRAPH, 'summary = SummaryCollector("./summary", collect_freq=10)', "callbacks = [monitor]",
+                     "Model(net, loss, opt).train(10, data, callbacks=callbacks, dataset_sink_mode=False)")) == [(7, 5)]
+    assert at(script(GRAPH, 'summary = SummaryCollector("./summary", collect_freq=10)', "callbacks = [monitor]",
+                     "callbacks.append(summary)",
+                     "Model(net, loss, opt).train(10, data, callbacks=callbacks, dataset_sink_mode=False)")) == []
 
 
 def test_a_custom_loop_is_not_this_rules_business():

@@ -26,5 +26,7 @@ if __name__ == "__main__":
     classifier = SentenceClassifier(config)
     bert = BertForMaskedLM(BertConfig())
     step = nn.TrainOneStepCell(net, nn.Adam(net.trainable_params()))
+    for ids, labels in data:
+        step(ids, labels)
     Model(classifier, nn.SoftmaxCrossEntropyWithLogits(), nn.Adam(classifier.trainable_params())).train(1, data)
     Model(bert, loss, opt).train(1, data)
