@@ -572,10 +572,8 @@ def _resnet50_weights() -> int:
     return total
 
 
-def test_sizes_from_argparse_defaults_and_project_train_step_cells_taking_each_optimizer():
-    # AttGAN: the widths come from argparse defaults; each network's train step is a project cell that takes its
-    # optimizer and builds its own GradOperation: the finding goes to that construction, the user's line
-    code = CNN.replace("import mindspore.nn as nn", "import argparse\nimport mindspore.nn as nn\nimport mindspore.ops as ops") + '''
+#: A project train-step cell that takes its optimizer and builds its own GradOperation (the model zoo's GANs).
+STEP_CELL = '''
 class StepCell(nn.Cell):
     def __init__(self, loss_cell, optimizer):
         super().__init__()
@@ -585,6 +583,14 @@ class StepCell(nn.Cell):
     def construct(self, x):
         grads = self.grad(self.loss_cell, self.weights)(x)
         return self.optimizer(grads)
+'''
+
+
+def test_sizes_from_argparse_defaults_and_project_train_step_cells_taking_each_optimizer():
+    # AttGAN: the widths come from argparse defaults; each network's train step is a project cell that takes its
+    # optimizer and builds its own GradOperation: the finding goes to that construction, the user's line
+    code = CNN.replace("import mindspore.nn as nn", "import argparse\nimport mindspore.nn as nn\nimport mindspore.ops as ops") + \
+        STEP_CELL + '''
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--gen_width", type=int, default=128)
@@ -808,15 +814,8 @@ if __name__ == "__main__":
 def test_a_train_step_an_export_script_builds_and_never_runs_is_not_a_training():
     # Pix2Pix's export script: it builds the GAN's train-step cell (a GradOperation in its __init__), then exports
     # the generator with loaded weights; the step is never called, passed on or returned
-    code = CNN.replace("import mindspore.nn as nn", "import mindspore.nn as nn\nimport mindspore.ops as ops") + '''
-class StepCell(nn.Cell):
-    def __init__(self, loss_cell, optimizer):
-        super().__init__()
-        self.loss_cell, self.optimizer = loss_cell, optimizer
-        self.grad = ops.GradOperation(get_by_list=True)
-        self.weights = optimizer.parameters
-    def construct(self, x):
-        return self.optimizer(self.grad(self.loss_cell, self.weights)(x))
+    code = CNN.replace("import mindspore.nn as nn", "import mindspore.nn as nn\nimport mindspore.ops as ops") + \
+        STEP_CELL + '''
 if __name__ == "__main__":
     net = Net()
     train_net = StepCell(nn.WithLossCell(net, loss), nn.Adam(net.trainable_params()))
