@@ -167,12 +167,26 @@ def jit_in(project: Project, program: Program) -> Optional[Tuple[str, int]]:
     An optimizer's compiled ``construct`` (mindface's Adan) compiles the parameter update only: the train step's
     forward and backward still run op by op, so it does not count."""
     for (path, index), line in sorted(jit_scopes(project).items()):
-        if program.reaches(path, index) and not _in_optimizer(project, path, index):
+        if program.reaches(path, index) and not _in_optimizer(project, path, index) and \
+                not _cell_helper(project, path, index):
             return path, line
     for path, call in project.calls_matching(_calls_jit):
         if program.reaches(path, call.scope):
             return path, call.line
     return None
+
+
+def _cell_helper(project: Project, path: str, index: int) -> bool:
+    """A jit-compiled method of a cell other than ``construct`` that trains nothing itself (Pix2PixHD's
+    ``@ms.jit one_hot_encode``): it compiles that helper, while the train step still runs op by op."""
+    name = project.python[path].scopes[index].name.rpartition(".")[2]
+    owner = project.owner_class(path, index)
+    if owner is None or name == "construct" or project.method(owner, name) != (path, index) or \
+            not project.is_cell(owner):
+        return False
+    return not any(call.scope == index and (project.training_kind(path, call) is not None or any(
+        word in text.lower() for text in (call.callee, call.receiver.text if call.receiver else "")
+        for word in ("grad", "optim"))) for call in project.python[path].calls)
 
 
 def _in_optimizer(project: Project, path: str, index: int) -> bool:
@@ -181,7 +195,8 @@ def _in_optimizer(project: Project, path: str, index: int) -> bool:
 
 
 def _calls_jit(project: Project, path: str, call: Call) -> bool:
-    return bool(call.callee) and is_jit(call.callee)
+    """``jit(fn)`` called; ``@jit()`` as a decorator is its scope's (:func:`jit_scopes`)."""
+    return bool(call.callee) and is_jit(call.callee) and not call.decorator
 
 
 def made_by_jit(project: Project, path: str, value: Optional[Value], scope: int) -> bool:

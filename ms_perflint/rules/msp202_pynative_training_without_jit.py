@@ -99,7 +99,8 @@ class PynativeTrainingWithoutJit(Rule):
         silent_on="""
             - training already compiled: a step decorated with `@ms.jit` / `@jit(...)` (also the 1.x
               `ms_function`), a class decorated with it, a function passed to `ms.jit(step)` -- anything the
-              program compiles with jit;
+              program compiles with jit, except a cell's helper method other than `construct` that runs no step
+              (Pix2PixHD's `@ms.jit() one_hot_encode`, a blind audit's miss): that compiles the helper alone;
             - a program some of whose `set_context` calls may set GRAPH_MODE (one branch per device, a
               `--mode` argument defaulting to 0), or pass the mode through `**kwargs`;
             - no mode set on a release before 2.0 (declared, or a program importing `mindspore.nn.transformer`,

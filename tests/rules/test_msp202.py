@@ -455,3 +455,22 @@ def test_a_gradient_operator_a_library_builds_when_imported_makes_no_program_tra
         "    opt(grad(net, opt.parameters)(x))\n")
     found = check_folder(str(tmp_path), Settings(select=("MSP202",)), rules=RULE)
     assert [(path, f.code) for path, result in found.items() for f in result.findings] == [("train.py", "MSP202")]
+
+
+def test_a_jit_compiled_helper_method_of_a_cell_does_not_compile_the_train_step():
+    # Pix2PixHD: ``@ms.jit()`` on the network's one_hot_encode compiles that helper; the step runs op by op
+    helper = """
+class Net(nn.Cell):
+    @ms.jit()
+    def one_hot_encode(self, label):
+        return label * 2
+    def construct(self, x):
+        return self.one_hot_encode(x)
+"""
+    code = loop("ms.set_context(mode=ms.PYNATIVE_MODE)").replace("from mindspore import nn\n",
+                                                                "from mindspore import nn\n" + helper, 1)
+    assert len(at(code)) == 1
+    # the same decorator on construct, or on a method that runs the step, compiles it
+    assert at(code.replace("    @ms.jit()\n", "").replace("    def construct(", "    @ms.jit\n    def construct(")) == []
+    stepping = code.replace("        return label * 2", "        return self.optimizer(self.grad_fn(label))")
+    assert at(stepping) == []
