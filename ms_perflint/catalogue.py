@@ -930,7 +930,8 @@ PARAMETER_METHODS = frozenset(("trainable_params", "get_parameters", "parameters
 #: Method names worth recording on any receiver (the receiver's type is decided later).
 INTERESTING_METHODS = frozenset(
     (
-        *MODEL_TRAIN_METHODS, *MODEL_EVAL_METHODS, *MINDNLP_TRAIN_METHODS, "finetune", TO_FLOAT, ADD_FLAGS_RECURSIVE, TENSOR_MATMUL_METHOD,
+        *MODEL_TRAIN_METHODS, *MODEL_EVAL_METHODS, *MINDNLP_TRAIN_METHODS, "finetune", TO_FLOAT, ADD_FLAGS_RECURSIVE,
+        TENSOR_MATMUL_METHOD,
         *TENSOR_CAST_METHODS, *TENSOR_DTYPE_METHODS, "add_argument", "set_defaults", "setdefault", "putenv", "get",
         "construct", "start", "stop", "analyse", "asnumpy", "numpy", "item", "tolist", "batch", "map",
         "info", "warning", "error", *HOST_READ_FORMATTING_METHODS,

@@ -826,18 +826,17 @@ class Project:
             if symbol is not None and symbol.kind == "class" and \
                     self.derives_from((symbol.path, symbol.name), ms.TRAIN_STEP_CELLS):
                 return "step"  # a project train-step cell built on TrainOneStepCell
-        if call.method in ms.MODEL_TRAIN_METHODS and call.receiver is not None:
-            made_by = self.made_by(path, call.receiver, scope=call.scope)  # ``def train(model): model.train(...)``
-            if made_by == ms.MODEL:
-                return "model"
-            if made_by in ms.MINDFORMERS_TRAINERS or made_by in ms.MINDNLP_TRAINERS:
-                return "trainer"
-        if call.method in ms.MINDNLP_TRAIN_METHODS and call.receiver is not None and \
-                self.made_by(path, call.receiver) in ms.MINDNLP_TRAINERS:
-            return "trainer"  # mindnlp's earlier ``trainer.run(tgt_columns=...)``
-        if call.method in ms.MINDFORMERS_TRAIN_METHODS and call.receiver is not None:
-            if self.made_by(path, call.receiver) in ms.MINDFORMERS_TRAINERS:
-                return "trainer"
+        methods = (ms.MODEL_TRAIN_METHODS, ms.MINDNLP_TRAIN_METHODS, ms.MINDFORMERS_TRAIN_METHODS)
+        if call.receiver is None or not any(call.method in names for names in methods):
+            return None
+        made_by = self.made_by(path, call.receiver, scope=call.scope)  # also ``def train(model): model.train(...)``
+        if call.method in ms.MODEL_TRAIN_METHODS and made_by == ms.MODEL:
+            return "model"
+        if (call.method in ms.MODEL_TRAIN_METHODS and (made_by in ms.MINDFORMERS_TRAINERS or
+                                                       made_by in ms.MINDNLP_TRAINERS)) or \
+                (call.method in ms.MINDNLP_TRAIN_METHODS and made_by in ms.MINDNLP_TRAINERS) or \
+                (call.method in ms.MINDFORMERS_TRAIN_METHODS and made_by in ms.MINDFORMERS_TRAINERS):
+            return "trainer"  # mindnlp's earlier engine trains with ``trainer.run(...)``
         return None
 
     def made_by(self, path: str, value: Value, depth: int = 0, scope: int = -1) -> str:
@@ -991,7 +990,8 @@ class Project:
 
     def training_calls(self, program: Program) -> List[Tuple[str, Call, str]]:
         """``(path, call, kind)`` of every training call the program runs (once per program: rules ask often)."""
-        return self.memo(("program-training-calls", program), lambda: self._training_calls(program))  # type: ignore[return-value]
+        found = self.memo(("program-training-calls", program), lambda: self._training_calls(program))
+        return found  # type: ignore[return-value]
 
     def _training_calls(self, program: Program) -> List[Tuple[str, Call, str]]:
         found = []
@@ -1008,8 +1008,8 @@ class Project:
 
     def _used_in(self, program: Program, path: str, made: Call) -> bool:
         """Some code of ``path`` the program runs calls what ``made`` built (``grad_by_list(fn, params)``)."""
-        return any(c.receiver is not None and c.receiver.kind == CALL and c.receiver.data == made.id
-                   and (path, c.scope) in program.scopes for c in self.python[path].calls)
+        return any(c.receiver is not None and (path, c.scope) in program.scopes
+                   and self._is_made(path, c.receiver, made) for c in self.python[path].calls)
 
     def _step_run(self, program: Program, path: str, call: Call) -> bool:
         """A train step the program may run: not one it only builds. A gradient function built in a class's
@@ -1044,7 +1044,10 @@ class Project:
         """What ``made`` builds, bound to a name, is used in its file: called, passed to a call (``Model(train_net)``,
         ``callbacks=[collector]``) or returned. One kept anywhere else (an attribute, a list) counts as used: what
         reads it is not followed here. False for an object built and left alone (an export script's train step, a
-        ``SummaryCollector`` never handed to ``train``)."""
+        ``SummaryCollector`` never handed to ``train``). Once per call: rules ask it of every program."""
+        return self.memo(("used", path, made.id), lambda: self._used(path, made))  # type: ignore[return-value]
+
+    def _used(self, path: str, made: Call) -> bool:
         name = made.target
         if not name or not name.isidentifier():
             return True

@@ -1009,11 +1009,11 @@ class ConvWeights(ParameterCount):
                 return left // right if right else None
             return {"+": left + right, "-": left - right, "*": left * right}[value.data]
         if value.kind == SELF:
+            assigned = self._assigned(path, value, scope)
+            if assigned is not None:
+                return self._evaluate(path, assigned, scope, depth + 1, bound)
             owner = self.project.owner_class(path, scope)
-            found = self.project.attribute(owner, value.data) if owner is not None else None
-            if found is not None and found[0] == path:
-                return self._evaluate(path, found[1], scope, depth + 1, bound)
-            if found is None and owner is not None:  # ``self.expansion``: a class attribute
+            if owner is not None and self.project.attribute(owner, value.data) is None:  # ``self.expansion``
                 return _known_size(self._member(ClassArgument(owner), value.data))
         return None
 
@@ -1024,9 +1024,8 @@ class ConvWeights(ParameterCount):
         if depth > 8:
             return None
         if value.kind == SELF:  # ``self.downsample`` set to a test of this call's sizes
-            owner = self.project.owner_class(path, scope)
-            found = self.project.attribute(owner, value.data) if owner is not None else None
-            return self._holds(path, found[1], scope, depth + 1) if found is not None and found[0] == path else None
+            assigned = self._assigned(path, value, scope)
+            return self._holds(path, assigned, scope, depth + 1) if assigned is not None else None
         if value.kind != OP or not value.parts:
             known = self._scalar(path, value, scope, depth + 1)
             return bool(known) if known is not None else None
@@ -1062,11 +1061,16 @@ class ConvWeights(ParameterCount):
             known = bound.get(value.data) if value.data in bound else None
             return known if isinstance(known, (bool, str, int)) else None
         if value.kind == SELF:
-            owner = self.project.owner_class(path, scope)
-            found = self.project.attribute(owner, value.data) if owner is not None else None
-            if found is not None and found[0] == path:
-                return self._scalar(path, found[1], scope, depth + 1)
+            assigned = self._assigned(path, value, scope)
+            return self._scalar(path, assigned, scope, depth + 1) if assigned is not None else None
         return self._evaluate(path, value, scope, depth + 1) if value.kind == OP else None
+
+    def _assigned(self, path: str, value: Value, scope: int) -> Optional[Value]:
+        """What the class whose method ``scope`` is assigns to the ``self`` attribute ``value`` reads, when it does so
+        in this file (its ``__init__``), else None."""
+        owner = self.project.owner_class(path, scope)
+        found = self.project.attribute(owner, value.data) if owner is not None else None
+        return found[1] if found is not None and found[0] == path else None
 
     def _iterations(self, path: str, call: Call) -> Optional[int]:
         """As :class:`ParameterCount` counts loops, with ``range(...)`` bounds taken from the call context."""
