@@ -393,12 +393,16 @@ class Loop(_Compact):
         return cls(id_, scope, kind, parent, Value.from_json(iterable) if iterable is not None else None, line)
 
 
+#: The ``owner`` prefix of a :class:`ConfigEntry` stored on an object's attribute (``args.rank = 0``).
+ATTRIBUTE_OWNER = "attr:"
+
+
 @dataclass(**_COMPACT)
 class ConfigEntry(_Compact):
     """A config value written in code or a config file: an argparse default, a dict entry, a YAML key.
 
-    ``owner`` says which: ``argparse``, ``dict:<name>``, ``class:<name>``, ``yaml``, ``shell:<script>``,
-    ``env``. ``value`` is a :class:`Value` (literal where known). ``run`` is, for a launch script's argument, the
+    ``owner`` says which: ``argparse``, ``dict:<name>``, ``class:<name>``, ``attr:<name>`` (``args.rank = 0``, a
+    store on an object other than ``self``), ``yaml``, ``shell:<script>``, ``env``. ``value`` is a :class:`Value` (literal where known). ``run`` is, for a launch script's argument, the
     first line of the command that passes it: the arguments of one command are one run of the program.
     """
 

@@ -28,8 +28,8 @@ import libcst as cst
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
-    CALL, CFG, CLASS, DERIVED, DICT, EITHER, FUNCTION, ITEMS, LIT, MAIN, MODULE, NAME, OP, PARAM, REF, SELF, UNKNOWN,
-    Call, ClassFacts, ConfigEntry, Guard, Loop, PythonFacts, Scope, Value, choices, unknown,
+    ATTRIBUTE_OWNER, CALL, CFG, CLASS, DERIVED, DICT, EITHER, FUNCTION, ITEMS, LIT, MAIN, MODULE, NAME, OP, PARAM, REF,
+    SELF, UNKNOWN, Call, ClassFacts, ConfigEntry, Guard, Loop, PythonFacts, Scope, Value, choices, unknown,
 )
 from ms_perflint.analysis.names import Names, dotted_name
 from ms_perflint.analysis.positions import spans_of
@@ -460,6 +460,9 @@ class _Collector(cst.CSTVisitor):
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
             if target.value.value == self._self_name() and self.class_stack:
                 self._set_attribute(target.attr.value, value)
+            else:  # ``args.rank_save_ckpt_flag = 1``: a value the object's readers see (project/values.py)
+                self.facts.config.append(ConfigEntry(target.attr.value, value, f"{ATTRIBUTE_OWNER}{target.value.value}",
+                                                     self.scope, tuple(self.guard_stack[-1])))
         elif isinstance(target, cst.Subscript):
             self._environment(target, value)
         elif isinstance(target, (cst.Tuple, cst.List)):

@@ -137,6 +137,10 @@ class Checkpoints:
             return bool(assigned) and all(self.steps_of_an_epoch(path, e.value, e.scope, depth + 1) for e in assigned)
         if value.kind == PARAM:
             return self._passed_steps_of_an_epoch(path, value.data, scope, depth)
+        if value.kind == OP and value.data == "[]" and len(value.parts) == 2 and value.parts[1].kind == LIT \
+                and type(value.parts[1].data) is int:  # ``size, data = make_dataset()``: an item of what it returns
+            items = project.returned_items(path, value.parts[0], value.parts[1].data)
+            return bool(items) and all(self.steps_of_an_epoch(p, v, s, depth + 1) for p, v, s, _ in items)
         return False
 
     def _passed_steps_of_an_epoch(self, path: str, name: str, scope: int, depth: int) -> bool:

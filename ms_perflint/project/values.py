@@ -21,21 +21,31 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 import posixpath
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
-    CALL, CFG, CLASS, EITHER, LIT, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value, choices,
+    ATTRIBUTE_OWNER, CALL, CFG, CLASS, EITHER, LIT, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value, choices,
 )
 from ms_perflint.project.model import MAX_DEPTH, ClassRef, Program, Project, ScopeRef, Where, call_where, where
 
 #: Folders of entry scripts whose configs live one level up (``tools/train.py`` reads ``configs/``).
 SCRIPT_FOLDERS = frozenset(("scripts", "script", "tools", "tool", "bin", "src", "examples"))
+#: Top-level packages that read YAML or JSON config files: a program that imports none of them (and names no such
+#: file) takes no value from the configs lying beside it. MindSpore's family libraries read YAML configs themselves.
+CONFIG_FILE_READERS = frozenset(("yaml", "ruamel", "omegaconf", "hydra", "json", "ujson", "mmengine", "mmcv",
+                                 "addict", "easydict", *ms.MINDSPORE_PACKAGES)) - {"mindspore"}
+#: Endings of config file names a program's code or launch command may name.
+CONFIG_FILE_ENDINGS = (".yaml", ".yml", ".json")
 #: At most this many combinations are computed for arithmetic on several values.
 MAX_COMBINATIONS = 16
 _BOTH = frozenset((True, False))
+#: Comparisons of numbers a guard may make (``if args.ckpt_interval <= 0:``).
+_ORDERINGS: Dict[str, Callable[[Any, Any], bool]] = {
+    "<": operator.lt, ">": operator.gt, "<=": operator.le, ">=": operator.ge}
 #: The calls that entered a scope, outermost first: ``(path of the caller, call)``.
 Context = Tuple[Tuple[str, Call], ...]
 
@@ -147,7 +157,8 @@ class Values:
         self._configs: Dict[str, Dict[str, List[Known]]] = {}
         self._live: Dict[str, Set[ScopeRef]] = {}
         self._scope_calls: Dict[str, Dict[int, List[_Entering]]] = {}
-        self._file_config_entries: Dict[str, Tuple[List[Tuple[str, Known]], List[Tuple[int, str, Known]]]] = {}
+        self._file_config_entries: Dict[str, Tuple[List[Tuple[str, Known]], List[Tuple[int, str, Known]],
+                                                   List[ConfigEntry]]] = {}
         self._with_configs: Optional[List[str]] = None
         self._module_following: Dict[str, List[ScopeRef]] = {}
         self._resolved: Dict[Tuple[str, int, int, int, int], Resolution] = {}
@@ -425,7 +436,7 @@ class Values:
             for part in choices(value):
                 result.add(self.resolve(path, part, scope, depth + 1, program, context))
             return result
-        if op in ("==", "!=", "not", "and", "or") and value.parts:
+        if op in ("==", "!=", "not", "and", "or", *_ORDERINGS) and value.parts:
             return self._logic(path, value, scope, depth, program, context)
         if op == "[]" and len(value.parts) == 2:
             return self._item(path, value, scope, depth, program, context)
@@ -489,6 +500,10 @@ class Values:
         operands = [self.resolve(path, part, scope, depth + 1, program, context) for part in value.parts]
         if not all(o.values for o in operands):
             return unknown()
+        if value.data in _ORDERINGS and not all(part.kind == LIT or _configured(found)
+                                                for part, found in zip(value.parts, operands)):
+            # ``if psnr.avg > best:``: a running value the model knows only as first set (``self.avg = 0``)
+            return unknown()
         result = Resolution(complete=all(o.complete for o in operands))
         for combination in _combinations([o.values for o in operands]):
             values = [_plain(k.value) for k in combination]
@@ -501,6 +516,11 @@ class Values:
                 computed = values[0] or values[-1]
             elif op == "==":
                 computed = values[0] == values[-1]
+            elif op in _ORDERINGS:
+                if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values[:2]):
+                    result.complete = False  # ``"a" < "b"``, ``None < 1``: not a test the model decides
+                    continue
+                computed = _ORDERINGS[op](values[0], values[-1])
             else:
                 computed = values[0] != values[-1]
             result.values.append(Known(computed, combination[0].where, "condition"))
@@ -622,7 +642,9 @@ class Values:
             for path in self._config_files():
                 if path in program.files:
                     self._python_configs(path, program, values)
-            for path, facts in sorted([*self.project.yaml.items(), *self.project.json.items()]):
+            files = sorted([*self.project.yaml.items(), *self.project.json.items()]) if self.reads_config_files(
+                program) else []
+            for path, facts in files:
                 if self.yaml_belongs(path, program.entry):
                     source = "json" if path in self.project.json else "yaml"
                     for _, key, value in facts.entries():
@@ -636,7 +658,30 @@ class Values:
                             values.setdefault(entry.key, []).append(
                                 Known(written, where(path, entry.value), "launch script"))
             self._configs[program.entry] = values
+            self._add_stores(program, values)
         return self._configs[program.entry]
+
+    def reads_config_files(self, program: Program) -> bool:
+        """Can the program read a YAML or JSON config? Some file it runs imports a library that reads them
+        (:data:`CONFIG_FILE_READERS`) or names such a file (a string literal in a call or a module constant), or a
+        launch command of it passes one. A script whose values all come from a Python dict and argparse does not read
+        the ``default_config.yaml`` that another script of its folder reads."""
+        def decide() -> bool:
+            for path in program.files:
+                facts = self.project.python.get(path)
+                if facts is None:
+                    continue
+                if any(name.split(".", 1)[0] in CONFIG_FILE_READERS for name in facts.imports):
+                    return True
+                written = [*facts.constants.values(), *(v for c in facts.calls for v in (*c.args, *c.kwargs.values()))]
+                if any(_names_config_file(value) for value in written):
+                    return True
+            script = posixpath.basename(program.entry)
+            return any(entry.owner == f"shell:{script}" and _names_config_file(entry.value)
+                       for path, facts in self.project.shell.items() if self.shell_belongs(path, program.entry)
+                       for entry in facts.entries)
+
+        return self.project.memo(("reads-config-files", program.entry), decide)  # type: ignore[return-value]
 
     def other_device_places(self) -> FrozenSet[Where]:
         """Where each argument of a launch command that runs its script on GPU or CPU is written
@@ -678,22 +723,31 @@ class Values:
         return self._with_configs
 
     def _python_configs(self, path: str, program: Optional[Program], values: Dict[str, List[Known]]) -> None:
-        written, defaults = self._file_configs(path)
+        written, defaults, stores = self._file_configs(path)
         for key, known in written:
             values.setdefault(key, []).append(known)
         for scope, key, known in defaults:
             if program is None or (path, scope) in program.scopes:
                 values.setdefault(key, []).append(known)
+        if program is None:  # code no program reaches: every store may run
+            for entry in stores:
+                values.setdefault(entry.key, []).append(_stored(path, entry))
 
-    def _file_configs(self, path: str) -> Tuple[List[Tuple[str, Known]], List[Tuple[int, str, Known]]]:
-        """A file's config values, read once: ``(key, value)`` written in config objects, and ``(scope, key,
-        value)`` of argparse defaults, which count for a program only when it runs their scope."""
+    def _file_configs(self, path: str) -> Tuple[List[Tuple[str, Known]], List[Tuple[int, str, Known]],
+                                                List[ConfigEntry]]:
+        """A file's config values, read once: ``(key, value)`` written in config objects, ``(scope, key, value)``
+        of argparse defaults, which count for a program only when it runs their scope, and the literal stores on
+        objects' attributes (``args.rank = 0``), which count where they run and their guards can hold."""
         if path not in self._file_config_entries:
             written: List[Tuple[str, Known]] = []
             defaults: List[Tuple[int, str, Known]] = []
+            stores: List[ConfigEntry] = []
             facts = self.project.python.get(path)
             for entry in facts.config if facts is not None else ():
-                if entry.owner != "env" and entry.value.kind == LIT:
+                if entry.owner.startswith(ATTRIBUTE_OWNER):
+                    if entry.value.kind == LIT:
+                        stores.append(entry)
+                elif entry.owner != "env" and entry.value.kind == LIT:
                     written.append((entry.key, Known(entry.value.data, where(path, entry.value), _config_source(entry))))
             for call in facts.calls if facts is not None else ():
                 if call.method == "add_argument":
@@ -701,8 +755,23 @@ class Values:
                 elif call.method == "set_defaults":
                     defaults.extend((call.scope, key, Known(value.data, where(path, value), "argparse default"))
                                     for key, value in call.kwargs.items() if value.kind == LIT)
-            self._file_config_entries[path] = (written, defaults)
+            self._file_config_entries[path] = (written, defaults, stores)
         return self._file_config_entries[path]
+
+    def _add_stores(self, program: Program, values: Dict[str, List[Known]]) -> None:
+        """Add the program's attribute stores (``args.rank_save_ckpt_flag = 1``) to its config ``values``, each where
+        the program runs it and its guards can hold as decided by the values before any store (``if args.interval <=
+        0: args.interval = 1`` is a fallback the default run never takes). Answers given while deciding the guards
+        saw part of the config: they are forgotten."""
+        stores = [(path, entry) for path in self._config_files() if path in program.files
+                  for entry in self._file_configs(path)[2] if (path, entry.scope) in program.scopes]
+        if not stores:
+            return
+        kept = [(path, entry) for path, entry in stores
+                if not entry.guards or self.can_hold(path, entry.scope, entry.guards, program)]
+        for path, entry in kept:
+            values.setdefault(entry.key, []).append(_stored(path, entry))
+        self._resolved.clear()
 
     def shell_belongs(self, shell_path: str, entry: str) -> bool:
         """A launch script runs an entry of its own tree: the entry lives under the script's folder (or the folder
@@ -809,9 +878,30 @@ def _argparse_default(path: str, call: Call) -> List[Tuple[str, Known]]:
     return []
 
 
+def _names_config_file(value: Value) -> bool:
+    """A string literal that names a YAML or JSON file (``"./default_config.yaml"``)."""
+    return value.kind == LIT and isinstance(value.data, str) and value.data.strip().lower().endswith(
+        CONFIG_FILE_ENDINGS)
+
+
+#: Where a value comes from when it is no config: written in the code, a parameter's default, a condition.
+_UNCONFIGURED = frozenset(("literal", "default", "name", "condition"))
+
+
+def _configured(found: Resolution) -> bool:
+    """Every value comes from a config the run is given (argparse, a config dict or file, a launch command, a store
+    on the config object): a value no step of the run changes, unlike a running total the model knows as first set."""
+    return all(k.source not in _UNCONFIGURED for k in found.values)
+
+
+def _stored(path: str, entry: ConfigEntry) -> Known:
+    return Known(entry.value.data, where(path, entry.value), _config_source(entry))
+
+
 def _config_source(entry: ConfigEntry) -> str:
     kind, _, name = entry.owner.partition(":")
-    return {"dict": f"{name}[{entry.key!r}]", "class": f"{name}.{entry.key}"}.get(kind, entry.owner)
+    return {"dict": f"{name}[{entry.key!r}]", "class": f"{name}.{entry.key}", "attr": f"{name}.{entry.key}"}.get(
+        kind, entry.owner)
 
 
 def _combinations(lists: List[List[Known]]) -> Iterable[List[Known]]:

@@ -171,11 +171,16 @@ def test_json_configs_named_as_configs_give_values_to_the_programs_beside_them(t
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
     (tmp_path / "config.json").write_text('{"vocab_size":21128,"nested":{"hidden_size":768}}')
     (tmp_path / "broken_config.json").write_text('{"vocab_size": ')
-    (tmp_path / "train.py").write_text('import mindspore\nif __name__ == "__main__":\n    pass\n')
+    (tmp_path / "train.py").write_text('import json\nimport mindspore\nif __name__ == "__main__":\n'
+                                       '    config = json.load(open("config.json"))\n')
+    (tmp_path / "export.py").write_text('import mindspore\nif __name__ == "__main__":\n    pass\n')
     facts = ProjectIndex(str(tmp_path)).refresh().facts()
     proj = Project(str(tmp_path), facts)
     assert set(proj.json) == {"config.json", "broken_config.json"} and not proj.yaml
-    configs = Values(proj).config(proj.programs()[0])
+    values = Values(proj)
+    configs = values.config(next(p for p in proj.programs() if p.entry == "train.py"))
     found = [(k.value, k.source, k.where.line, k.where.column) for k in configs["vocab_size"]]
     assert found == [(21128, "json", 1, 14)]
     assert [k.value for k in configs["hidden_size"]] == [768]
+    # a script that reads no config file takes nothing from the ones beside it
+    assert values.config(next(p for p in proj.programs() if p.entry == "export.py")) == {}
