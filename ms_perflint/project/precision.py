@@ -1255,9 +1255,29 @@ def _tensor_cast_to_half(check, counter: "ConvWeights", classes) -> Optional[str
                 if call.method in ("half", "bfloat16") and call.receiver is not None and not call.args:
                     return f"{path}:{call.line}"
                 dtype = _tensor_cast_argument(project, path, call)
-                if dtype is not None and _may_be_low(check.values, path, dtype, call.scope):
+                if dtype is not None and _may_be_low(check.values, path, dtype, call.scope) \
+                        and not _cast_back(check.values, path, call):
                     return f"{path}:{call.line}"
     return None
+
+
+def _cast_back(values: Values, path: str, call: Call) -> bool:
+    """The half-precision result goes through one operation and is cast back to float32 in the same expression
+    (``self.maxpool(x.astype(ms.float16)).astype(ms.float32)``): a pooling run in float16, not the network's
+    convolutions."""
+    facts = values.project.python[path]
+    for other in facts.calls:
+        if other.scope != call.scope or other.receiver is None or other.receiver.kind != CALL:
+            continue
+        dtype = _tensor_cast_argument(values.project, path, other)
+        if dtype is None or _dtype(values, path, dtype, other.scope) != FP32:
+            continue
+        inner = facts.call(other.receiver.data)
+        # the cast's result is recorded as what it casts (with ``cast`` set): found by where it is written
+        if inner is not None and (inner.id == call.id or any(a.start == call.start and a.end == call.end
+                                                             for a in inner.args)):
+            return True
+    return False
 
 
 def _builds_layers(project: Project, cls: ClassRef) -> bool:

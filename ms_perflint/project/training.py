@@ -143,6 +143,24 @@ class Training:
             if owner is not None:
                 shown = self._step_taking(program, path, call) or self._gradient_function(program, owner, path)
                 found.append(NetworkUse(path, call, owner, "optimizer", shown))
+        return found or self._steps_of_own_cells(program)
+
+    def _steps_of_own_cells(self, program: Program) -> List[NetworkUse]:
+        """A gradient function built in a project cell's ``__init__`` that names no network (a GAN's one
+        ``GradOperation`` for both of its loss cells): the network of each construction of that cell the program
+        makes is the cell's first argument that is a project cell (:meth:`_first_cell_argument`)."""
+        project = self.project
+        found: List[NetworkUse] = []
+        for path, call, kind in project.training_calls(program):
+            owner = project.owner_class(path, call.scope) if kind == "grad" else None
+            init = project.method(owner, "__init__") if owner is not None else None
+            if init != (path, call.scope):
+                continue
+            for at, built in project.callers(init):
+                network = self._first_cell_argument(at, built) if (at, built.scope) in program.scopes else None
+                use = NetworkUse(at, built, network, "step") if network is not None else None
+                if use is not None and use not in found:
+                    found.append(use)
         return found
 
     def _step_taking(self, program: Program, path: str, optimizer: Call) -> Optional[Tuple[str, Call]]:
@@ -217,7 +235,7 @@ class Training:
             network = made[1].argument("network", 0) if made is not None else None
             return NetworkUse(made[0], made[1], network, "model") if network is not None else None  # type: ignore[index]
         if kind == "step":
-            network = call.argument("network", 0)
+            network = call.argument("network", 0) or self._first_cell_argument(path, call)
             return NetworkUse(path, call, network, "step") if network is not None else None
         if kind == "trainer":
             for trainer in sorted(ms.MINDNLP_TRAINERS):
@@ -226,6 +244,17 @@ class Training:
                     network = made[1].argument(ms.MINDNLP_TRAINER_MODEL.keyword, ms.MINDNLP_TRAINER_MODEL.position) \
                         or made[1].kwargs.get(ms.MINDNLP_TRAINER_NETWORK.keyword)
                     return NetworkUse(made[0], made[1], network, "trainer") if network is not None else None
+        return None
+
+    def _first_cell_argument(self, path: str, call: Call) -> Optional[Value]:
+        """A project train step that names no ``network`` (a GAN's ``TrainOneStepCell(loss_netD=..., loss_netG=...,
+        optimizerD=..., optimizerG=...)``): its first argument that is an instance of a project cell (the loss cells
+        keep the networks; MindSpore's optimizers are no project cell)."""
+        project = self.project
+        for argument in (*call.args, *call.kwargs.values()):
+            inner = self.unwrap(path, argument)
+            if any(project.is_cell(c) for c in project.instance_classes(path, inner, call.scope)):
+                return argument
         return None
 
     def _parameters_owner(self, path: str, value: Optional[Value], depth: int = 0) -> Optional[Value]:
@@ -282,6 +311,8 @@ class Training:
         """Cells a project class built by ``value`` keeps from the arguments of that very call (``self.network =
         network`` in its ``__init__``), and what those keep in turn."""
         project = self.project
+        if choices(value) and depth <= 6:  # ``net = Wrapper(net, opt, clip=True)`` in either arm of an ``if``
+            return {c for choice in choices(value) for c in self._kept_cells(path, choice, depth + 1)}
         if value.kind != CALL or depth > 6:
             return set()
         call = project.python[path].call(value.data)

@@ -105,7 +105,9 @@ class Fp32ConvTraining(Rule):
               zoo's Faster R-CNN does on Ascend) -- convolutions included --, or whose cells cast a tensor to a
               dtype that may be float16 in the program's runs (`x.astype(dtype)`, `self.cast(x, dtype)`, `x.half()`
               with `dtype = ms.float16 if use_fp16 else ms.float32`: a StyleGAN port choosing fp16 per block was
-              a wrong finding on a blind audit); and deliberate float32
+              a wrong finding on a blind audit) -- but not a pooling cast to float16 and straight back
+              (`self.maxpool(x.astype(ms.float16)).astype(ms.float32)` in a ResNet stem: every convolution still
+              runs in float32); and deliberate float32
               (`to_float(mstype.float32)` on the network, `cast_model_type=mstype.float32`);
             - networks whose MatMul work passes MSP101's bound: they are MSP101's;
             - small networks: under 1 M convolution weights (LeNet-5 holds 2.5 k, a CIFAR ResNet-20 0.27 M) --

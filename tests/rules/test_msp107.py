@@ -9,10 +9,12 @@ from typing import Dict, List, Tuple
 
 import pytest
 
+from ms_perflint.project.training import Training
 from ms_perflint.rules.msp101_fp32_matmul import Fp32Matmul
 from ms_perflint.rules.msp107_fp32_conv_training import Fp32ConvTraining
 from ms_perflint.run.lint import check_text
 from ms_perflint.settings import Settings
+from tests.project.test_values_provenance import project
 
 #: A CNN of 12 convolutions of 128x128x3x3 (1.77 M weights) built by a loop, and a small classifier head.
 CNN = """
@@ -166,6 +168,23 @@ def test_a_block_that_casts_its_input_to_a_dtype_that_may_be_float16_manages_pre
     # no block is ever given use_fp16: every cast is to float32, and the CNN trains in float32
     if cast != "x.half()":
         assert list(found(program("Model(Net(), loss, opt).train(10, data)", network))) == ["MSP107"]
+
+
+def test_a_pooling_run_in_float16_and_cast_straight_back_manages_nothing():
+    # a ResNet stem's ``self.maxpool(x.astype(ms.float16)).astype(ms.float32)``: the pooling runs in float16, every
+    # convolution in float32
+    network = CNN.replace("""    def __init__(self, width=128, depth=12):
+        super().__init__()""", """    def __init__(self, width=128, depth=12):
+        super().__init__()
+        self.maxpool = nn.MaxPool2d(3, 2)""").replace(
+        "return self.head(self.blocks(self.stem(x)).mean(axis=(2, 3)))",
+        "x = self.maxpool(self.stem(x).astype(ms.float16)).astype(ms.float32)\n"
+        "        return self.head(self.blocks(x).mean(axis=(2, 3)))")
+    assert "astype(ms.float16)).astype(ms.float32)" in network
+    assert list(found(program("Model(Net(), loss, opt).train(10, data)", network))) == ["MSP107"]
+    # the half-precision result kept: the blocks' convolutions run in float16, managed by hand
+    kept = network.replace(".astype(ms.float16)).astype(ms.float32)", ".astype(ms.float16))")
+    assert found(program("Model(Net(), loss, opt).train(10, data)", kept)) == {}
 
 
 def test_a_cast_to_a_float32_only_dtype_manages_nothing():
@@ -410,6 +429,54 @@ def test_a_model_over_train_steps_built_in_both_arms_of_an_if_is_decided_at_each
         Model(step, amp_level="O0").train(10, data)
     """))
     assert [(f.code, f.line) for f in findings] == [("MSP107", MODEL_LINE + 2), ("MSP107", MODEL_LINE + 4)]
+
+
+def test_a_project_train_step_built_in_either_arm_of_an_if_is_counted_through_the_network_it_keeps():
+    # ``net = StepWrapper(net, opt, clip)`` in both arms: the wrapper's own class builds no convolution and is built
+    # elsewhere over a network of unknown size; the network this construction keeps (through a loss cell) is counted
+    wrappers = CNN + textwrap.dedent("""
+    class WithLoss(nn.Cell):
+        def __init__(self, network, loss):
+            super().__init__()
+            self.network = network
+            self.loss = loss
+        def construct(self, x, y):
+            return self.loss(self.network(x), y)
+    class StepWrapper(nn.Cell):
+        def __init__(self, network, optimizer, clip=False):
+            super().__init__()
+            self.network = network
+            self.optimizer = optimizer
+            self.grad = ms.ops.GradOperation(get_by_list=True)
+        def construct(self, x, y):
+            return self.network(x, y)
+    def build(name):
+        if name == "deep":
+            backbone = Net(depth=12)
+        elif name == "wide":
+            backbone = Net(width=256)
+        else:
+            raise ValueError(name)
+        return backbone
+    def finetune(network, optimizer):
+        return StepWrapper(network, optimizer)  # another construction, of a network no one can size
+    """)
+    code = program("""
+        net = WithLoss(build(args.name), loss)
+        opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+        if clip:
+            net = StepWrapper(net, opt, True)
+        else:
+            net = StepWrapper(net, opt)
+        Model(net).train(10, data)
+    """, network=wrappers)
+    findings = lint(code)
+    assert [f.code for f in findings] == ["MSP107"]
+    assert "at least 1,772,928 convolution weights" in findings[0].message
+    proj = project({"train.py": code})
+    model = next(c for c in proj.python["train.py"].calls if c.callee.endswith("Model"))
+    classes = Training.shared(proj).network_classes("train.py", model.args[0], model.scope)
+    assert {name for _, name in classes} == {"StepWrapper", "WithLoss", "Net"}
 
 
 #: A DenseNet built through a factory function that passes its block configuration as a tuple: each dense layer's
@@ -884,3 +951,54 @@ def train_step(x):
 ''')
     assert [f.code for f in lint(code)] == ["MSP107"]
     assert lint(code.replace("    loss, grads = grad_fn(x)", "    loss, grads = 0, ()")) == []  # built, never run
+
+
+def test_a_gan_train_step_with_one_gradient_function_for_both_loss_cells_names_its_networks_by_its_arguments():
+    # the project's own train-step cell (not built on TrainOneStepCell) takes the loss cells by keyword and the
+    # optimizers' parameters from properties no rule can follow: the network is the first loss cell it is given
+    gan = CNN + textwrap.dedent("""
+    class Pair(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.netG = Net()
+            self.netD = Net(width=256)
+        @property
+        def params_G(self):
+            return self.netG.trainable_params()
+        @property
+        def params_D(self):
+            return self.netD.trainable_params()
+    class DLoss(nn.Cell):
+        def __init__(self, backbone):
+            super().__init__()
+            self.backbone = backbone
+        def construct(self, x, y):
+            return self.backbone.netD(self.backbone.netG(x)).mean() - self.backbone.netD(y).mean()
+    class GLoss(DLoss):
+        def construct(self, x, y):
+            return -self.backbone.netD(self.backbone.netG(x)).mean()
+    class GanStep(nn.Cell):
+        def __init__(self, loss_netD, loss_netG, optimizerD, optimizerG):
+            super().__init__()
+            self.loss_netD, self.loss_netG = loss_netD, loss_netG
+            self.optimizerD, self.optimizerG = optimizerD, optimizerG
+            self.grad = ms.ops.GradOperation(get_by_list=True)
+        def construct(self, x, y):
+            d = self.loss_netD(x, y)
+            self.optimizerD(self.grad(self.loss_netD, self.optimizerD.parameters)(x, y))
+            g = self.loss_netG(x, y)
+            self.optimizerG(self.grad(self.loss_netG, self.optimizerG.parameters)(x, y))
+            return d, g
+    """)
+    code = program("""
+        pair = Pair()
+        optD = nn.Adam(pair.params_D, 2e-4)
+        optG = nn.Adam(pair.params_G, 2e-4)
+        step = GanStep(loss_netD=DLoss(pair), loss_netG=GLoss(pair), optimizerD=optD, optimizerG=optG)
+        for x, y in data:
+            step(x, y)
+    """, network=gan)
+    step_line = code.lstrip("\n").splitlines().index("    step = GanStep(loss_netD=DLoss(pair), loss_netG=GLoss(pair), "
+                                        "optimizerD=optD, optimizerG=optG)") + 1
+    findings = lint(code)
+    assert [(f.code, f.line) for f in findings] == [("MSP107", step_line)]
