@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence, Set, Tuple
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, CFG, LIT, OP, PARAM, SELF, Call, Value
+from ms_perflint.analysis.facts import CALL, CFG, LIT, OP, PARAM, REF, SELF, Call, Value, choices
 from ms_perflint.project.model import Program, Project, ScopeRef
 from ms_perflint.project.training import Training, argument_for, loop_count, network_parameters
 
@@ -132,8 +132,13 @@ class Checkpoints:
                 return True
             return call is not None and call.callee in ms.NUMBER_CASTS and len(call.args) == 1 \
                 and self.steps_of_an_epoch(path, call.args[0], call.scope, depth + 1)
-        if value.kind == CFG:
-            assigned = [e for e in project.python[path].config if e.key == value.data]
+        if choices(value):  # bound in both arms of an ``if`` (a transfer run's dataset or the training one)
+            return all(self.steps_of_an_epoch(path, arm, scope, depth + 1) for arm in choices(value))
+        if value.kind == CFG or (value.kind == REF and "." in value.data):
+            # ``config.steps_per_epoch = ds.get_dataset_size()`` read as ``args.steps_per_epoch`` or through the
+            # imported config object (``src.config.config.steps_per_epoch``)
+            key = value.data if value.kind == CFG else value.data.rsplit(".", 1)[1]
+            assigned = [e for e in project.python[path].config if e.key == key]
             return bool(assigned) and all(self.steps_of_an_epoch(path, e.value, e.scope, depth + 1) for e in assigned)
         if value.kind == PARAM:
             return self._passed_steps_of_an_epoch(path, value.data, scope, depth)
@@ -196,8 +201,9 @@ class Checkpoints:
         found = []
         for callback_path, call in self._all_model_checkpoints():
             argument = call.argument(ms.MODEL_CHECKPOINT_CONFIG.keyword, ms.MODEL_CHECKPOINT_CONFIG.position)
-            if argument is not None and project.making_call(callback_path, argument, ms.CHECKPOINT_CONFIG) \
-                    == (path, config):
+            # ``config=ckpt_config`` bound in several arms of an ``if``: each arm's CheckpointConfig reaches it
+            if argument is not None and (path, config) in project.making_calls(callback_path, argument,
+                                                                                ms.CHECKPOINT_CONFIG):
                 found.append((callback_path, call))
         if found:
             return found

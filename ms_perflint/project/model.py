@@ -212,15 +212,18 @@ class Project:
         if depth > MAX_DEPTH or not reference:
             return None
         parts = reference.split(".")
-        for cut in range(len(parts), 0, -1):
-            path = self.module_file(".".join(parts[:cut]), importer)
-            if path is None:
-                continue
-            rest = parts[cut:]
-            if not rest:
-                return self._package_binding(parts, importer, depth) or Symbol(path, "", "module")
-            return self._member(path, rest, depth)
-        return None
+        # The longest module name wins among files equally near the importer; a nearer file wins over a longer
+        # name (``src.config.config`` is ``config`` in the importer's own ``src/config.py``, not another model's
+        # ``src/config/config.py`` elsewhere in a model zoo).
+        found = [(cut, path) for cut in range(len(parts), 0, -1)
+                 for path in (self.module_file(".".join(parts[:cut]), importer),) if path is not None]
+        if not found:
+            return None
+        cut, path = max(found, key=lambda item: (_shared_folders(item[1], importer), item[0]))
+        rest = parts[cut:]
+        if not rest:
+            return self._package_binding(parts, importer, depth) or Symbol(path, "", "module")
+        return self._member(path, rest, depth)
 
     def _package_binding(self, parts: List[str], importer: str, depth: int) -> Optional[Symbol]:
         """``from engine import train_net`` where ``engine/__init__.py`` re-exports a function ``train_net`` from its

@@ -44,7 +44,7 @@ CONFIG_FILE_ENDINGS = (".yaml", ".yml", ".json")
 MAX_COMBINATIONS = 16
 _BOTH = frozenset((True, False))
 #: Comparisons of numbers a guard may make (``if args.ckpt_interval <= 0:``).
-_ORDERINGS: Dict[str, Callable[[Any, Any], bool]] = {
+ORDERINGS: Dict[str, Callable[[Any, Any], bool]] = {
     "<": operator.lt, ">": operator.gt, "<=": operator.le, ">=": operator.ge}
 #: The calls that entered a scope, outermost first: ``(path of the caller, call)``.
 Context = Tuple[Tuple[str, Call], ...]
@@ -436,7 +436,7 @@ class Values:
             for part in choices(value):
                 result.add(self.resolve(path, part, scope, depth + 1, program, context))
             return result
-        if op in ("==", "!=", "not", "and", "or", *_ORDERINGS) and value.parts:
+        if op in ("==", "!=", "not", "and", "or", *ORDERINGS) and value.parts:
             return self._logic(path, value, scope, depth, program, context)
         if op == "[]" and len(value.parts) == 2:
             return self._item(path, value, scope, depth, program, context)
@@ -500,9 +500,10 @@ class Values:
         operands = [self.resolve(path, part, scope, depth + 1, program, context) for part in value.parts]
         if not all(o.values for o in operands):
             return unknown()
-        if value.data in _ORDERINGS and not all(part.kind == LIT or _configured(found)
+        if value.data in ORDERINGS and not all((part.kind == LIT and not part.via) or _configured(found)
                                                 for part, found in zip(value.parts, operands)):
-            # ``if psnr.avg > best:``: a running value the model knows only as first set (``self.avg = 0``)
+            # ``if psnr.avg > best:``, ``while ...: if budget > 0: ... budget -= 1``: a running value the model
+            # knows only as first set (``self.avg = 0``, the name's value before the loop)
             return unknown()
         result = Resolution(complete=all(o.complete for o in operands))
         for combination in _combinations([o.values for o in operands]):
@@ -516,11 +517,11 @@ class Values:
                 computed = values[0] or values[-1]
             elif op == "==":
                 computed = values[0] == values[-1]
-            elif op in _ORDERINGS:
+            elif op in ORDERINGS:
                 if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values[:2]):
                     result.complete = False  # ``"a" < "b"``, ``None < 1``: not a test the model decides
                     continue
-                computed = _ORDERINGS[op](values[0], values[-1])
+                computed = ORDERINGS[op](values[0], values[-1])
             else:
                 computed = values[0] != values[-1]
             result.values.append(Known(computed, combination[0].where, "condition"))

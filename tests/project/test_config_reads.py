@@ -171,10 +171,15 @@ parser.add_argument("--epochs", type=int, default=10)
 args = parser.parse_args()
 meter = Meter()
 best = 0.0
+budget = 100
 for step in range(100):
     meter.update(step / 10)
     if meter.avg > best:
         ms.save_checkpoint(net, "best.ckpt")
+    if budget > 0:
+        budget -= 1
+    else:
+        ms.load_checkpoint("best.ckpt")
     if args.epochs <= 0:
         ms.set_context(mode=ms.PYNATIVE_MODE)
 """
@@ -189,5 +194,29 @@ def test_an_ordering_is_decided_on_configured_values_only():
     calls = {c.callee.rsplit(".", 1)[-1]: c for c in proj.python["train.py"].calls if c.callee}
     # a running average the model knows only as first set: the comparison is not decided, the save may run
     assert values.can_hold("train.py", calls["save_checkpoint"].scope, calls["save_checkpoint"].guards)
+    # a name the loop counts down, known only as set before the loop: its ``else`` arm may run
+    assert values.can_hold("train.py", calls["load_checkpoint"].scope, calls["load_checkpoint"].guards)
     # the argparse default of 10 epochs never takes the repair
     assert not values.can_hold("train.py", calls["set_context"].scope, calls["set_context"].guards)
+
+
+def test_a_name_resolves_to_the_nearest_module_before_a_longer_module_name_elsewhere(tmp_path: Path):
+    # a model zoo: this model's ``src/config.py`` defines ``config``; another model has a package
+    # ``src/config/config.py``. ``from src.config import config`` in this model's train.py is its own module's name
+    from ms_perflint.project.index import ProjectIndex
+    from ms_perflint.project.model import Project
+
+    write_project(tmp_path, {
+        "zoo/cv/gpu_model/train.py": "from src.config import config\nimport mindspore as ms\n"
+                                     "ms.set_context(device_target=config.device_target)\n",
+        "zoo/cv/gpu_model/src/__init__.py": "",
+        "zoo/cv/gpu_model/src/config.py": "config = object()\n",
+        "zoo/cv/other/src/__init__.py": "",
+        "zoo/cv/other/src/config/__init__.py": "",
+        "zoo/cv/other/src/config/config.py": "device_target = 'Ascend'\n",
+    })
+    proj = Project(str(tmp_path), ProjectIndex(str(tmp_path)).refresh().facts())
+    symbol = proj.resolve("src.config.config", "zoo/cv/gpu_model/train.py")
+    assert (symbol.path, symbol.name) == ("zoo/cv/gpu_model/src/config.py", "config")
+    # from the other model, the package's module is still found
+    assert proj.resolve("src.config.config", "zoo/cv/other/train.py").path == "zoo/cv/other/src/config/config.py"
