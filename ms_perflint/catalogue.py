@@ -202,24 +202,33 @@ class WeightedLayer:
     kernel: Optional[Param] = None
     #: The kernel's spatial dimensions when given as one int (``kernel_size=3`` for a 3x3 Conv2d).
     dims: int = 0
+    #: A grouped convolution's groups: its weights are in x out x kernel / groups (a depthwise convolution holds
+    #: one kernel per channel).
+    group: Optional[Param] = None
 
 
+#: The keyword ``mint``'s convolutions name their groups by (``nn``'s say ``group``).
+GROUPS_KEYWORD = "groups"
 #: Layers that hold most of a network's weights (for the size of its checkpoint).
 WEIGHTED_LAYERS: Dict[str, WeightedLayer] = {
     "mindspore.nn.Dense": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1)),
     "mindspore.nn.Linear": WeightedLayer(Param("in_features", 0), Param("out_features", 1)),
-    "mindspore.nn.Conv1d": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1), Param("kernel_size", 2), 1),
-    "mindspore.nn.Conv2d": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1), Param("kernel_size", 2), 2),
-    "mindspore.nn.Conv3d": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1), Param("kernel_size", 2), 3),
+    # ``group`` by position as MindSpore 2.10's signatures place it (``mint``'s ``groups=`` is read by keyword).
+    "mindspore.nn.Conv1d": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1), Param("kernel_size", 2), 1,
+                                         Param("group", 7)),
+    "mindspore.nn.Conv2d": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1), Param("kernel_size", 2), 2,
+                                         Param("group", 7)),
+    "mindspore.nn.Conv3d": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1), Param("kernel_size", 2), 3,
+                                         Param("group", 7)),
     "mindspore.nn.Conv2dTranspose": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1),
-                                                  Param("kernel_size", 2), 2),
+                                                  Param("kernel_size", 2), 2, Param("group", 8)),
     "mindspore.nn.Conv1dTranspose": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1),
-                                                  Param("kernel_size", 2), 1),
+                                                  Param("kernel_size", 2), 1, Param("group", 7)),
     "mindspore.nn.Conv3dTranspose": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1),
-                                                  Param("kernel_size", 2), 3),
+                                                  Param("kernel_size", 2), 3, Param("group", 7)),
     # ``mint.nn.ConvTranspose2d`` (``mint.nn.Conv1d/2d/3d`` are the ``nn`` names above after canonical_name).
     "mindspore.nn.ConvTranspose2d": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1),
-                                                  Param("kernel_size", 2), 2),
+                                                  Param("kernel_size", 2), 2, Param("groups", 6)),
     "mindspore.nn.Embedding": WeightedLayer(Param("vocab_size", 0), Param("embedding_size", 1)),
 }
 #: Convolution layers (sized by :data:`WEIGHTED_LAYERS`; ``mint.nn.Conv2d`` is ``nn.Conv2d`` by canonical name).

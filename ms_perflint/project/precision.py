@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import CALL, CFG, LIT, NAME, OP, PARAM, REF, SELF, Call, Scope, Value, choices
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
-from ms_perflint.project.training import NetworkUse, ParameterCount, Training, holding_attribute, used_attributes
+from ms_perflint.project.training import (
+    NetworkUse, ParameterCount, Training, holding_attribute, layer_groups, used_attributes,
+)
 from ms_perflint.project.unroll import STARRED, UNKNOWN, Execution, unroll
-from ms_perflint.project.values import Ref, Values
+from ms_perflint.project.values import ORDERINGS, Ref, Values
 
 #: What a cast does to the layers it reaches.
 LOW, FP32, UNKNOWN_DTYPE = "low", "fp32", "unknown"
@@ -398,8 +400,23 @@ def _sites(project: Project, values: Values, scopes: Set[ScopeRef]) -> List[Matm
             site.operand_fp32 = any(v.cast == ms.FLOAT32 for v in operands)
             if site.kind != "layer" and operands and all(v.cast in ms.LOW_PRECISION for v in operands):
                 site.coverage = Coverage("operands cast to float16 right before it")
+            elif site.kind == "primitive" and _used_on_half_operands(project, path, call):
+                site.coverage = Coverage("operands cast to float16 right before each use")
             sites.append(site)
     return sites
+
+
+def _used_on_half_operands(project: Project, path: str, built: Call) -> bool:
+    """A MatMul primitive held in ``self.<attr>`` whose every use in the cell's methods takes operands cast to
+    float16 right before (a GloRe unit's ``self.matmul(self.cast(a, f16), self.cast(b, f16))``)."""
+    attribute = holding_attribute(project.python[path], built)
+    owner = project.owner_class(path, built.scope)
+    if attribute is None or owner is None:
+        return False
+    uses = [call for method_path, index in project.methods(owner) for call in project.python[method_path].calls
+            if call.scope == index and call.callee == f"self.{attribute}"]
+    return bool(uses) and all(call.args[:2] and all(v.cast in ms.LOW_PRECISION for v in call.args[:2])
+                              for call in uses)
 
 
 def _builds(project: Project, scope: ScopeRef, scopes: Set[ScopeRef]) -> int:
@@ -710,6 +727,10 @@ class ClassArgument:
 _SITES = 32
 
 
+#: At most this many counts of one scope nest (each entered with other sizes) before the innermost counts nothing.
+MAX_SCOPE_NESTING = 8
+
+
 class ConvWeights(ParameterCount):
     """How many convolution weights a network's classes build, at least: every construction counts, as
     :class:`ParameterCount` counts weights (a block built in a loop once per iteration), but a convolution whose
@@ -727,6 +748,8 @@ class ConvWeights(ParameterCount):
         self._bindings: List[Tuple[ScopeRef, Dict[str, Any]]] = []
         #: Classes being counted at the calls that build them.
         self._sited: Set[ClassRef] = set()
+        #: How many counts of each scope are under way (one inside another: a recursive builder).
+        self._active: Dict[ScopeRef, int] = {}
 
     @classmethod
     def shared(cls, project: Project, values) -> "ConvWeights":
@@ -772,6 +795,9 @@ class ConvWeights(ParameterCount):
                 collector |= self._reach.get(key, {scope})
             return self._bound_counts[key]
         self._bound_counts[key] = 0  # recursion: nothing more
+        if self._active.get(scope, 0) >= MAX_SCOPE_NESTING:
+            return 0  # a function that builds through itself with new sizes each time (``build(depth - 1)``)
+        self._active[scope] = self._active.get(scope, 0) + 1
         reached = {scope}
         self._collecting.append(reached)
         path, index = scope
@@ -787,6 +813,7 @@ class ConvWeights(ParameterCount):
             total = max(_arms_total(sized), self._unrolled(scope, calls))
         finally:
             self._collecting.pop()
+            self._active[scope] -= 1
         self._bound_counts[key], self._reach[key] = total, reached
         for collector in self._collecting:
             collector |= reached
@@ -1044,9 +1071,9 @@ class ConvWeights(ParameterCount):
             if left is None or right is None:
                 return None
             return (left == right) is (op in ("==", "is"))
-        if op in _ORDER and len(parts) == 2:
+        if op in ORDERINGS and len(parts) == 2:
             left, right = (self._evaluate(path, part, scope, depth + 1) for part in parts)
-            return _ORDER[op](left, right) if type(left) is int and type(right) is int else None
+            return ORDERINGS[op](left, right) if type(left) is int and type(right) is int else None
         return None
 
     def _scalar(self, path: str, value: Value, scope: int, depth: int) -> Any:
@@ -1139,12 +1166,28 @@ class ConvWeights(ParameterCount):
             if size is None:
                 return None
             product *= size
-        return product
+        groups = self._groups(path, call, layer, execution)
+        return product // groups if groups else None
 
-
-#: Orderings of sizes a guard may test (:meth:`ConvWeights._holds`).
-_ORDER: Dict[str, Callable[[int, int], bool]] = {
-    "<": lambda a, b: a < b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b}
+    def _groups(self, path: str, call: Call, layer: ms.WeightedLayer, execution: Optional[Execution]) -> Optional[int]:
+        """The most groups a convolution can be built with (its weights divide by them: at least as few as
+        that); 1 when it names none, None when not known."""
+        parameter = layer.group
+        if parameter is None:
+            return 1
+        keyword = parameter.keyword if call.argument(parameter.keyword, parameter.position) is not None \
+            else ms.GROUPS_KEYWORD
+        position = parameter.position if keyword == parameter.keyword else None
+        argument = call.argument(keyword, position)
+        if argument is None:
+            return 1
+        known = _executed_argument(execution, keyword, position) if execution is not None else None
+        if known is None:
+            known = self._evaluate(path, argument, call.scope)
+        if type(known) is int:
+            return known if known > 0 else None
+        groups = layer_groups(self.values, path, call, layer)
+        return max(groups) if groups else None
 
 
 def _arms_total(sized: List[Tuple[tuple, int]], depth: int = 0) -> int:
@@ -1256,9 +1299,28 @@ def _tensor_cast_to_half(check, counter: "ConvWeights", classes) -> Optional[str
                     return f"{path}:{call.line}"
                 dtype = _tensor_cast_argument(project, path, call)
                 if dtype is not None and _may_be_low(check.values, path, dtype, call.scope) \
-                        and not _cast_back(check.values, path, call):
+                        and not _cast_back(check.values, path, call) and not _feeds_only_matmuls(project, path, call):
                     return f"{path}:{call.line}"
     return None
+
+
+def _feeds_only_matmuls(project: Project, path: str, call: Call) -> bool:
+    """Every call of the method that takes a half-precision value is a MatMul (or another cast): a GloRe unit's
+    ``BatchMatMul`` run in float16 between casts, while the cell's convolutions stay in float32."""
+    consumers = [other for other in project.python[path].calls
+                 if other.scope == call.scope and other.id != call.id
+                 and any(ms.dtype_of(a.cast) in ms.LOW_PRECISION for a in (*other.args, *other.kwargs.values()))]
+    return bool(consumers) and all(_calls_matmul(project, path, other)
+                                   or _tensor_cast_argument(project, path, other) is not None for other in consumers)
+
+
+def _calls_matmul(project: Project, path: str, call: Call) -> bool:
+    """``ops.matmul(a, b)``, or ``self.matmul(a, b)`` where the cell holds a ``MatMul``/``BatchMatMul``."""
+    if project.qualified(path, call) in ms.MATMUL_OPS:
+        return True
+    owner = project.owner_class(path, call.scope) if call.callee.startswith("self.") else None
+    held = project.attribute(owner, call.callee[5:]) if owner is not None and call.callee.count(".") == 1 else None
+    return held is not None and project.made_by(held[0], held[1]) in ms.MATMUL_OPS
 
 
 def _cast_back(values: Values, path: str, call: Call) -> bool:
@@ -1356,3 +1418,19 @@ def conv_weights(check, training: Training, precision: ProgramPrecision) -> Opti
               *(counter.of_class(c) for c in sorted(classes - own))]
     known = [count for count in counts if count is not None]
     return max(known) if known else None
+
+
+def convolutional(check, training: Training, precision: ProgramPrecision) -> bool:
+    """The network's float32 work is its convolutions: at least :data:`~ms_perflint.catalogue.SIGNIFICANT_CONV_WEIGHTS`
+    convolution weights, no fewer than the weights of its float32 MatMul layers, and at most one MatMul sized only
+    at run time (a ResNet-50 with a few Dense heads: MSP107's, not MSP101's; a VGG's 124 M Dense weights outweigh
+    its 15 M convolution weights, and a backbone topped by attention has products of any size: MSP101's)."""
+    if precision.pretrained:
+        return False
+    convolutions = conv_weights(check, training, precision)
+    if convolutions is None or convolutions < ms.SIGNIFICANT_CONV_WEIGHTS:
+        return False
+    sites = precision.fp32_sites()
+    if sum(site.count for site in sites if site.weights is None) >= 2:
+        return False  # MatMuls sized only at run time (attention products): any amount of work, MSP101's
+    return convolutions >= sum(site.weights * site.count for site in sites if site.weights is not None)

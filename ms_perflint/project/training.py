@@ -915,7 +915,23 @@ def _layer_size(values, path: str, call: Call, layer) -> Optional[int]:
         if not found.complete or not numbers or None in numbers:
             return None
         product *= max(numbers)  # type: ignore[type-var]
-    return product
+    groups = layer_groups(values, path, call, layer)
+    return product // min(groups) if groups else None
+
+
+def layer_groups(values, path: str, call: Call, layer) -> Tuple[int, ...]:
+    """The group counts a convolution can be built with: ``(1,)`` when it names none; empty when they are not known
+    (``group=channels`` of an unknown width): the layer's size is then not known either."""
+    argument = call.argument(layer.group.keyword, layer.group.position) if layer.group is not None else None
+    if argument is None and layer.group is not None:
+        argument = call.kwargs.get(ms.GROUPS_KEYWORD)
+    if argument is None:
+        return (1,)
+    found = values.resolve(path, argument, call.scope)
+    numbers = [k.value for k in found.values]
+    if not found.complete or not numbers or not all(type(n) is int and n > 0 for n in numbers):
+        return ()
+    return tuple(sorted(set(numbers)))
 
 
 def _size_of(value, dims: int) -> Optional[int]:

@@ -17,7 +17,7 @@ from ms_perflint.findings import Fix, FixAvailability, FixSafety, TextEdit
 from ms_perflint.project.training import NetworkUse, Training
 from ms_perflint.rules.base import Invalid, Option, Rule, RuleDocs, Valid
 from ms_perflint.rules.check import Check, amp_switch_fix, amp_switch_text, spelled
-from ms_perflint.project.precision import Coverage, MatmulSite, ProgramPrecision, program_precisions
+from ms_perflint.project.precision import Coverage, MatmulSite, ProgramPrecision, convolutional, program_precisions
 
 #: A MatMul of at least this many weights (in x out) is worth running in float16; smaller ones
 #: (LeNet's 400x120) are not worth a finding on their own.
@@ -153,6 +153,11 @@ class Fp32Matmul(Rule):
               `cast_model_type=mstype.float32`, an explicit `dtype=` on Dense/Linear;
             - networks whose MatMul work is small: one classifier head, LeNet-sized layers; convolutional families
               loaded from a hub;
+            - convolutional networks with a few Dense heads: when the network's convolution weights (1 M or more)
+              outnumber its float32 MatMul weights and at most one MatMul is sized only at run time, the work is
+              the convolutions and MSP107 reports it (a GloRe ResNet-50 with a 2048x1000 head was reported here on
+              a blind audit; the same `amp_level` fix, said as what it is). A backbone topped by attention keeps
+              its products of unknown size here;
             - programs that only load and run a hub model (`generate`, evaluation): nothing trains it;
             - networks the linter cannot identify (built by a registry from a name it cannot resolve);
             - the 910a target, whose default precision mode already casts.
@@ -380,8 +385,8 @@ class Fp32Matmul(Rule):
 
     def _whole_program(self, check: Check, precision: ProgramPrecision, reported: Set[Tuple[str, int]]) -> None:
         sites = precision.fp32_sites()
-        if not precision.significant_matmul_work():
-            return
+        if not precision.significant_matmul_work() or convolutional(check, Training.shared(check.project), precision):
+            return  # too little MatMul work, or a convolutional network's (MSP107's)
         use = precision.use
         key = (use.path, use.anchor.id)
         if key in reported:

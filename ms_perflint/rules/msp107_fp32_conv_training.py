@@ -13,7 +13,7 @@ from typing import Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
 from ms_perflint.findings import FixAvailability
-from ms_perflint.project.precision import ProgramPrecision, conv_weights, hand_cast, program_precisions
+from ms_perflint.project.precision import ProgramPrecision, conv_weights, convolutional, hand_cast, program_precisions
 from ms_perflint.project.training import Training
 from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
 from ms_perflint.rules.check import Check, amp_switch_fix, amp_switch_text
@@ -109,7 +109,9 @@ class Fp32ConvTraining(Rule):
               (`self.maxpool(x.astype(ms.float16)).astype(ms.float32)` in a ResNet stem: every convolution still
               runs in float32); and deliberate float32
               (`to_float(mstype.float32)` on the network, `cast_model_type=mstype.float32`);
-            - networks whose MatMul work passes MSP101's bound: they are MSP101's;
+            - networks whose MatMul work passes MSP101's bound: they are MSP101's -- unless their convolution
+              weights outnumber their float32 MatMul weights and at most one MatMul is sized only at run time (a
+              ResNet with Dense projection heads is a convolutional network);
             - small networks: under 1 M convolution weights (LeNet-5 holds 2.5 k, a CIFAR ResNet-20 0.27 M) --
               float16 buys little there, and the launch overhead dominates;
             - a train step a program builds and never runs (an export script building the train-step cell to
@@ -323,7 +325,8 @@ class Fp32ConvTraining(Rule):
 
     def _decide(self, check: Check, training: Training, program, precision: ProgramPrecision,
                 reported: Set[Tuple[str, int]]) -> None:
-        if not precision.fp32_layers or precision.significant_matmul_work():
+        if not precision.fp32_layers or (precision.significant_matmul_work()
+                                         and not convolutional(check, training, precision)):
             return  # mixed precision, the author's choice, or MSP101's finding
         if check.casts_by_default(program) and not precision.keeps_origin_dtype:
             return

@@ -187,6 +187,45 @@ def test_a_pooling_run_in_float16_and_cast_straight_back_manages_nothing():
     assert found(program("Model(Net(), loss, opt).train(10, data)", kept)) == {}
 
 
+def test_a_depthwise_convolution_holds_one_kernel_per_channel():
+    # ``group=channels``: 128 x 128 x 9 / 128 weights, not 147,456; the separable CNN holds 12 x (1,152 + 16,384)
+    # + 3,456 = 213,888 convolution weights, under the 1 M bound -- with the groups ignored it was 1.97 M
+    separable = CNN.replace("self.conv = nn.Conv2d(channels, channels, 3)",
+                            "self.conv = nn.Conv2d(channels, channels, 3, group=channels)\n"
+                            "        self.point = nn.Conv2d(channels, channels, 1)")
+    assert "group=channels" in separable
+    assert found(program("Model(Net(), loss, opt).train(10, data)", separable)) == {}
+    # grouped by a keyword mint spells ``groups``, with 4 groups: 12 x (36,864 + 16,384) + 3,456 = 642,432, silent;
+    # one group each (a plain convolution) is reported
+    four = separable.replace("group=channels", "groups=4")
+    assert found(program("Model(Net(), loss, opt).train(10, data)", four)) == {}
+    plain = separable.replace("group=channels", "group=1")
+    assert list(found(program("Model(Net(), loss, opt).train(10, data)", plain))) == ["MSP107"]
+
+
+def test_a_batchmatmul_run_in_float16_between_casts_leaves_the_convolutions_in_float32():
+    # a GloRe-style unit: ``self.matmul(self.cast(a, f16), self.cast(b, f16))`` cast back to float32; the cell's
+    # convolutions take float32 inputs, so nothing manages their precision
+    glore = CNN.replace("""        self.bn = nn.BatchNorm2d(channels)
+    def construct(self, x):
+        return self.bn(self.conv(x))""", """        self.bn = nn.BatchNorm2d(channels)
+        self.cast = ops.Cast()
+        self.matmul = ops.BatchMatMul(transpose_b=True)
+    def construct(self, x):
+        y = self.conv(x)
+        a = self.cast(y, mstype.float16)
+        b = self.cast(y, mstype.float16)
+        z = self.matmul(a, b)
+        z = self.cast(z, mstype.float32)
+        return self.bn(y + z)""").replace("import mindspore.nn as nn", "import mindspore.nn as nn\nimport mindspore.ops as ops")
+    assert "self.matmul(a, b)" in glore
+    assert list(found(program("Model(Net(), loss, opt).train(10, data)", glore))) == ["MSP107"]
+    # the cast result fed to the convolution instead: precision managed by hand
+    by_hand = glore.replace("        y = self.conv(x)\n        a = self.cast(y, mstype.float16)",
+                            "        a = self.cast(x, mstype.float16)\n        y = self.conv(a)")
+    assert found(program("Model(Net(), loss, opt).train(10, data)", by_hand)) == {}
+
+
 def test_a_cast_to_a_float32_only_dtype_manages_nothing():
     network = CNN.replace("""        return self.bn(self.conv(x))""", """        x = x.astype(ms.float32)
         return self.bn(self.conv(x))""")
@@ -216,6 +255,16 @@ def test_a_vgg_with_large_dense_layers_is_msp101s_not_msp107s():
     vgg = vgg.replace("return self.head(self.blocks(self.stem(x)).mean(axis=(2, 3)))",
                       "return self.head(self.fc1(self.blocks(self.stem(x)).flatten()))")
     assert found(program("Model(Net(), loss, opt).train(10, data)", vgg)) == {"MSP101": [(MODEL_LINE + 1, 5)]}
+
+
+def test_a_cnn_whose_dense_heads_hold_fewer_weights_than_its_convolutions_is_msp107s():
+    # two projection heads of 128 x 4096 (1.05 M MatMul weights, past MSP101's bound alone) beside 1.77 M
+    # convolution weights: the convolutions are the work (a ResNet with a few Dense heads)
+    heads = CNN.replace("        self.head = nn.Dense(width, 10)\n",
+                        "        self.up = nn.Dense(width, 4096)\n        self.head = nn.Dense(4096, width)\n")
+    heads = heads.replace("return self.head(self.blocks(self.stem(x)).mean(axis=(2, 3)))",
+                          "return self.head(self.up(self.blocks(self.stem(x)).mean(axis=(2, 3))))")
+    assert found(program("Model(Net(), loss, opt).train(10, data)", heads)) == {"MSP107": [(MODEL_LINE + 1, 5)]}
 
 
 def test_gpu_and_cpu_programs_are_silent():
@@ -1002,3 +1051,20 @@ def test_a_gan_train_step_with_one_gradient_function_for_both_loss_cells_names_i
                                         "optimizerD=optD, optimizerG=optG)") + 1
     findings = lint(code)
     assert [(f.code, f.line) for f in findings] == [("MSP107", step_line)]
+
+
+def test_a_builder_that_calls_itself_with_new_sizes_is_counted_without_end():
+    # ``self._build(depth + 1)`` under a test the linter cannot decide: each level is entered with another size,
+    # so the count stops nesting after a few levels instead of recursing until Python gives up
+    recursive = CNN.replace("""        self.blocks = nn.SequentialCell([Block(width) for _ in range(depth)])""",
+                            """        self.blocks = self._build(width, 0)""").replace("""    def construct(self, x):
+        return self.head(""", """    def _build(self, width, depth):
+        layers = [Block(width)]
+        if self.deeper(depth):
+            layers.append(self._build(width, depth + 1))
+        return nn.SequentialCell(layers)
+    def construct(self, x):
+        return self.head(""")
+    assert "self._build(width, depth + 1)" in recursive
+    findings = lint(program("Model(Net(), loss, opt).train(10, data)", recursive))
+    assert [f.code for f in findings] == ["MSP107"]  # 8 levels of 147,456 and the stem: past the 1 M bound

@@ -1,0 +1,45 @@
+"""How many parameters a network holds (MSP103's small-network bound): a grouped convolution holds in x out x
+kernel / groups weights (a depthwise convolution one kernel per channel)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ms_perflint.project.training import Training, network_parameters
+from ms_perflint.project.values import Values
+from tests.project.test_values_provenance import project
+
+CODE = """
+import mindspore.nn as nn
+
+class Net(nn.Cell):
+    def __init__(self, channels=256):
+        super().__init__()
+        self.depthwise = nn.Conv2d(channels, channels, 3, {group})
+        self.head = nn.Dense(channels, 10)
+
+    def construct(self, x):
+        return self.head(self.depthwise(x))
+
+net = Net()
+"""
+
+
+@pytest.mark.parametrize("group, expected", [
+    ("group=channels", 256 * 256 * 9 // 256 + 256 * 10),  # depthwise: one 3x3 kernel per channel
+    ("group=4", 256 * 256 * 9 // 4 + 256 * 10),
+    ("1, 'same', 0, 1, 8", 256 * 256 * 9 // 8 + 256 * 10),  # by position: stride, pad_mode, padding, dilation, group
+    ("has_bias=False", 256 * 256 * 9 + 256 * 10),  # no group: one
+])
+def test_a_grouped_convolution_holds_its_weights_divided_by_its_groups(group: str, expected: int):
+    proj = project({"train.py": CODE.format(group=group)})
+    net = proj.python["train.py"].constants["net"]
+    values = Values(proj)
+    assert network_parameters(proj, values, Training.shared(proj), "train.py", net, 0) == expected
+
+
+def test_groups_that_are_not_known_leave_the_size_unknown():
+    proj = project({"train.py": CODE.format(group="group=groups_from_somewhere()")})
+    net = proj.python["train.py"].constants["net"]
+    values = Values(proj)
+    assert network_parameters(proj, values, Training.shared(proj), "train.py", net, 0) is None
