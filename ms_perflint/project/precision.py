@@ -116,13 +116,13 @@ class ProgramPrecision:
         classifier head -- is not: the network's work is elsewhere (its convolutions are MSP107's)."""
         if self.pretrained:
             return True  # a hub transformer: its Dense/MatMul layers are most of its work, whatever its size
-        sites = self.fp32_sites()
-        layers = sum(site.count for site in sites)
-        if layers < 2:
-            return False
-        known = sum(site.weights * site.count for site in sites if site.weights is not None)
-        unknown = sum(site.count for site in sites if site.weights is None)
-        return known >= SIGNIFICANT_MATMUL_WEIGHTS or (unknown >= 2 and layers >= 4)
+        return _significant(self.fp32_sites())
+
+    def small_matmul_work(self) -> bool:
+        """The network's MatMul work, in any precision, is known and below MSP101's bound (a 2 M-parameter MLP):
+        padding its dims buys nothing (MSP102). False when a site's size is not known or none is found."""
+        return not self.pretrained and bool(self.sites) and all(site.weights is not None for site in self.sites) \
+            and sum(site.weights * site.count for site in self.sites) < SIGNIFICANT_MATMUL_WEIGHTS  # type: ignore
 
     def covering_level(self) -> Optional[Tuple[str, str]]:
         """The AMP level that casts every MatMul, if one is set (an unknown level, and a loss-scaling step, count)."""
@@ -141,6 +141,16 @@ class ProgramPrecision:
             return (f'amp_level "{level}" ({where}) casts only nn.Dense, MatMul, BatchMatMul, bmm and mm '
                     f"(MindSpore 2.10)")
         return None
+
+
+def _significant(sites: List[MatmulSite]) -> bool:
+    """A million weights in MatMul layers, or several MatMuls of sizes only known at run time."""
+    layers = sum(site.count for site in sites)
+    if layers < 2:
+        return False
+    known = sum(site.weights * site.count for site in sites if site.weights is not None)
+    unknown = sum(site.count for site in sites if site.weights is None)
+    return known >= SIGNIFICANT_MATMUL_WEIGHTS or (unknown >= 2 and layers >= 4)
 
 
 def program_precisions(check, training: Training, program: Program) -> List[ProgramPrecision]:
@@ -929,6 +939,15 @@ class ConvWeights(ParameterCount):
         sizes = {_known_size(k.value) for k in found.values}
         return sizes.pop() if found.complete and len(sizes) == 1 and None not in sizes else None
 
+    def _configured_flag(self, path: str, value: Value, scope: int) -> Any:
+        """A flag or mode (a bool or a string) a value holds in every configuration (``cifar_stem=args.dataset ==
+        "cifar10"`` with the argparse default ``"cifar10"``), for an unrolled constructor's ``if``; else None."""
+        found = self.values.resolve(path, value, scope)
+        flags = {k.value for k in found.values if isinstance(k.value, (bool, str))}
+        if not found.complete or len(flags) != 1 or len(flags) != len({repr(k.value) for k in found.values}):
+            return None
+        return flags.pop()
+
     def _class_argument(self, path: str, value: Value) -> Optional["ClassArgument"]:
         """A project cell class passed as an argument (``PreActResNet(PreActBottleNeck, ...)``)."""
         if value.kind != REF:
@@ -998,6 +1017,8 @@ class ConvWeights(ParameterCount):
                 self._evaluate(target[0], function.defaults.get(name), target[1], bound=False)
             if known is None and argument is not None and argument.kind in (CFG, REF, NAME, CALL):
                 known = self._configured(path, argument, call.scope)
+            if known is None and argument is not None and argument.kind in (CFG, REF, NAME, OP):
+                known = self._configured_flag(path, argument, call.scope)
             if known is not None:
                 binding[name] = known
             elif argument is not None:

@@ -10,6 +10,7 @@ from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import CALL, CFG, LIT, OP, PARAM, SELF, Call, Value
 from ms_perflint.findings import FixAvailability
 from ms_perflint.project.model import Program, ScopeRef, Where, call_where, where
+from ms_perflint.project.precision import program_precisions
 from ms_perflint.project.training import Training
 from ms_perflint.project.values import Known, Ref, Resolution
 from ms_perflint.rules.base import Invalid, Option, Rule, RuleDocs, Valid
@@ -147,6 +148,11 @@ class UnalignedMatmulDim(Rule):
               head of a CNN, `nn.Dense(1080, num_classes)`): they run once per sample on pooled features, a
               negligible MatMul, and the class count is fixed by the dataset and the checkpoint;
             - widths below `min-unaligned-dim` (an 80-class detector, a 360-wide attention projection);
+            - small networks (RULES.md): every training program that builds the layer trains a network whose
+              MatMul weights are all known and under MSP101's bound of 1 M (a 0.3 M-parameter MLP with a
+              700-wide hidden layer: padding buys nothing). A network whose layers the linter cannot all size is
+              not known to be small, and stays reported (a blind audit's 0.9 M-parameter MLP built by a class a
+              config chooses: four findings, none worth a change, open);
             - input dims (`in_channels`): the width comes from the layer before -- a reported output, a
               flattened conv feature (`nn.Dense(9000, 30)`), a backbone's channels -- and is reported, if at
               all, where it is produced, never twice;
@@ -404,6 +410,7 @@ class _Finder:
         self._inputs: Dict[object, List[Tuple[str, Where]]] = {}
         self._classifiers: Set[Tuple[str, str]] = set()
         self._runs: Optional[Set[ScopeRef]] = None
+        self._small_programs: Dict[str, bool] = {}
 
     def widths(self) -> List[Width]:
         candidates: List[Tuple[Optional[Tuple[str, str]], Width]] = []
@@ -414,8 +421,9 @@ class _Finder:
                 owner = self.project.owner_class(path, call.scope)
                 group = owner if owner is not None else (path, call.scope)
                 widths = list(self._call_widths(path, call, group))
-                if not widths or not self.values.can_hold(path, call.scope, call.guards):
-                    continue  # nothing to report, or the call sits behind a flag that is never on
+                if not widths or not self.values.can_hold(path, call.scope, call.guards) \
+                        or self._small_networks_only(path, call.scope):
+                    continue  # nothing to report, a flag that is never on, or only small networks build it
                 for width in widths:
                     if not all(self.runs(*hop) for hop in width.known.hops):
                         continue  # passed by a caller no program runs (another model of the zoo)
@@ -442,6 +450,21 @@ class _Finder:
             self._inputs.setdefault((known.where.path, known.where.start), []).append((label, at))
 
     # --- programs --------------------------------------------------------------------------------
+
+    def _small_networks_only(self, path: str, scope: int) -> bool:
+        """Every Ascend training program that runs the scope trains networks whose MatMul work is below MSP101's
+        bound (RULES.md: a 2 M-parameter MLP gains nothing from padding); the evaluation and export scripts of the
+        same network run the same small MatMuls."""
+        training = self.project.training_programs()
+        running = [p for p in self.programs if (path, scope) in p.scopes and p in training]
+        return bool(running) and all(self._small(p) for p in running)
+
+    def _small(self, program: Program) -> bool:
+        if program.entry not in self._small_programs:
+            precisions = program_precisions(self.check, self.training, program)
+            self._small_programs[program.entry] = bool(precisions) and all(
+                p.small_matmul_work() for p in precisions)
+        return self._small_programs[program.entry]
 
     def runs(self, path: str, scope: int) -> bool:
         """Some Ascend program runs the scope (as part of the network it trains, when that is known)."""

@@ -693,3 +693,21 @@ def test_vocabulary_from_a_json_config_beside_the_script_is_reported_at_the_laye
     assert "vocab_size 21128 (set in bert_config.json:3)" in found[0][3]
     index = ProjectIndex(str(tmp_path)).refresh()
     assert "bert_config.json" in index.facts() and "vocab.json" not in index.facts()
+
+
+def test_a_small_mlp_is_silent_and_a_large_one_is_reported():
+    # RULES.md: a network whose MatMul work is small (MSP101's bound: a 2 M-parameter MLP) gains nothing from padding.
+    # 312 x 700 + 700 x 85 = 277,900 MatMul weights; the same 700-wide hidden layer between 4096-wide ones is 5.7 M
+    mlp = """
+        from mindspore import nn
+        class Net(nn.Cell):
+            def __init__(self, inputs=312, hidden=700, outputs=85):
+                super().__init__()
+                self.fc1 = nn.Dense(inputs, hidden)
+                self.fc2 = nn.Dense(hidden, outputs)
+            def construct(self, x):
+                return self.fc2(self.fc1(x))
+    """
+    assert lint(program(mlp)) == []
+    large = program(mlp.replace("inputs=312", "inputs=4096").replace("outputs=85", "outputs=4096"))
+    assert [line for line, _, _ in lint(large)] == [3]

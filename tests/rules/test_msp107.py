@@ -1068,3 +1068,35 @@ def test_a_builder_that_calls_itself_with_new_sizes_is_counted_without_end():
     assert "self._build(width, depth + 1)" in recursive
     findings = lint(program("Model(Net(), loss, opt).train(10, data)", recursive))
     assert [f.code for f in findings] == ["MSP107"]  # 8 levels of 147,456 and the stem: past the 1 M bound
+
+
+def test_a_constructor_flag_computed_from_a_configured_value_is_run_as_that_value():
+    # ``Net(cifar=args.dataset == "cifar10")`` with the argparse default "cifar10": the constructor's ``if cifar:``
+    # takes its arm when the network is counted, so the run goes on into the blocks built from the class handed in
+    network = CNN.replace("""    def __init__(self, width=128, depth=12):
+        super().__init__()
+        self.stem = nn.Conv2d(3, width, 3)
+        self.blocks = nn.SequentialCell([Block(width) for _ in range(depth)])""", """    def __init__(self, width=128, depth=12, cifar=False):
+        super().__init__()
+        if cifar:
+            self.stem = nn.Conv2d(3, width, 3)
+        else:
+            self.stem = nn.Conv2d(3, width, 7)
+        widths = [w * 1 for w in (width, width)]  # computed sizes: only a run of the constructor knows them
+        self.blocks = self._make(Block, widths[0], depth)
+    def _make(self, block, width, depth):
+        layers = []
+        for _ in range(depth):
+            layers.append(block(width))
+        return nn.SequentialCell(layers)""")
+    assert "if cifar:" in network
+    main = """
+        import argparse
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--dataset", default="cifar10")
+        args = parser.parse_args()
+        Model(Net(cifar=args.dataset == "cifar10"), loss, opt).train(10, data)
+    """
+    findings = lint(program(main, network))
+    assert [f.code for f in findings] == ["MSP107"]
+    assert "at least 1,772,928 convolution weights" in findings[0].message  # 3 x 128 x 9 + 12 x 128 x 128 x 9
