@@ -207,13 +207,14 @@ class WeightedLayer:
     group: Optional[Param] = None
 
 
-#: The keyword ``mint``'s convolutions name their groups by (``nn``'s say ``group``).
-GROUPS_KEYWORD = "groups"
+#: ``mint``'s convolutions (recorded under ``nn``'s names below) take their groups as ``groups``, sixth after ``self``
+#: in MindSpore 2.10, where ``nn``'s take ``dilation`` (``nn``'s ``group`` is seventh or eighth): read by keyword only.
+MINT_GROUPS = Param("groups", 6)
 #: Layers that hold most of a network's weights (for the size of its checkpoint).
 WEIGHTED_LAYERS: Dict[str, WeightedLayer] = {
     "mindspore.nn.Dense": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1)),
     "mindspore.nn.Linear": WeightedLayer(Param("in_features", 0), Param("out_features", 1)),
-    # ``group`` by position as MindSpore 2.10's signatures place it (``mint``'s ``groups=`` is read by keyword).
+    # ``group`` by position as MindSpore 2.10's ``nn`` signatures place it (``mint``'s: :data:`MINT_GROUPS`).
     "mindspore.nn.Conv1d": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1), Param("kernel_size", 2), 1,
                                          Param("group", 7)),
     "mindspore.nn.Conv2d": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1), Param("kernel_size", 2), 2,
@@ -228,7 +229,7 @@ WEIGHTED_LAYERS: Dict[str, WeightedLayer] = {
                                                   Param("kernel_size", 2), 3, Param("group", 7)),
     # ``mint.nn.ConvTranspose2d`` (``mint.nn.Conv1d/2d/3d`` are the ``nn`` names above after canonical_name).
     "mindspore.nn.ConvTranspose2d": WeightedLayer(Param("in_channels", 0), Param("out_channels", 1),
-                                                  Param("kernel_size", 2), 2, Param("groups", 6)),
+                                                  Param("kernel_size", 2), 2, MINT_GROUPS),
     "mindspore.nn.Embedding": WeightedLayer(Param("vocab_size", 0), Param("embedding_size", 1)),
 }
 #: Convolution layers (sized by :data:`WEIGHTED_LAYERS`; ``mint.nn.Conv2d`` is ``nn.Conv2d`` by canonical name).

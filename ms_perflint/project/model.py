@@ -212,14 +212,16 @@ class Project:
         if depth > MAX_DEPTH or not reference:
             return None
         parts = reference.split(".")
-        # The longest module name wins among files equally near the importer; a nearer file wins over a longer
-        # name (``src.config.config`` is ``config`` in the importer's own ``src/config.py``, not another model's
-        # ``src/config/config.py`` elsewhere in a model zoo).
+        # The longest module name wins, among the files the importer can import: those whose import root (the
+        # folder the dotted name starts from) holds the importer. ``src.config.config`` is ``config`` in the
+        # importer's own ``src/config.py``, not another model's ``src/config/config.py`` elsewhere in a model zoo;
+        # ``utils.lr`` from ``src/models/net.py`` is still the root's ``utils/lr.py`` beside ``src/models/utils.py``.
         found = [(cut, path) for cut in range(len(parts), 0, -1)
                  for path in (self.module_file(".".join(parts[:cut]), importer),) if path is not None]
         if not found:
             return None
-        cut, path = max(found, key=lambda item: (_shared_folders(item[1], importer), item[0]))
+        importable = [item for item in found if _imports_from_root(item[1], item[0], importer)]
+        cut, path = (importable or found)[0]
         rest = parts[cut:]
         if not rest:
             return self._package_binding(parts, importer, depth) or Symbol(path, "", "module")
@@ -1132,6 +1134,18 @@ def disk_text(root: str, path: str) -> Optional[str]:
         return None
     unit = load_unit(absolute, data, kind_of(absolute))
     return unit.text if unit.error is None else None
+
+
+def _imports_from_root(path: str, names: int, importer: str) -> bool:
+    """The folder a module of ``names`` dotted names at ``path`` is imported from holds the importer (or is the
+    project's root): ``a/b/src/config.py`` as ``src.config`` is imported from ``a/b``."""
+    folders = posixpath.dirname(path).split("/") if posixpath.dirname(path) else []
+    depth = names if posixpath.basename(path) == "__init__.py" else names - 1
+    if depth > len(folders):
+        return False
+    root = "/".join(folders[:len(folders) - depth])
+    where = posixpath.dirname(importer)
+    return not root or where == root or where.startswith(root + "/")
 
 
 def _shared_folders(candidate: str, importer: str) -> int:

@@ -17,7 +17,7 @@ from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import CALL, CFG, LIT, NAME, OP, PARAM, REF, SELF, Call, Scope, Value, choices
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 from ms_perflint.project.training import (
-    NetworkUse, ParameterCount, Training, holding_attribute, layer_groups, used_attributes,
+    NetworkUse, ParameterCount, Training, group_argument, holding_attribute, layer_groups, used_attributes,
 )
 from ms_perflint.project.unroll import STARRED, UNKNOWN, Execution, unroll
 from ms_perflint.project.values import ORDERINGS, Ref, Values
@@ -804,9 +804,9 @@ class ConvWeights(ParameterCount):
             for collector in self._collecting:
                 collector |= self._reach.get(key, {scope})
             return self._bound_counts[key]
-        self._bound_counts[key] = 0  # recursion: nothing more
         if self._active.get(scope, 0) >= MAX_SCOPE_NESTING:
-            return 0  # a function that builds through itself with new sizes each time (``build(depth - 1)``)
+            return 0  # a function that builds through itself with new sizes each time (``build(depth - 1)``): not kept
+        self._bound_counts[key] = 0  # recursion: nothing more
         self._active[scope] = self._active.get(scope, 0) + 1
         reached = {scope}
         self._collecting.append(reached)
@@ -1193,16 +1193,13 @@ class ConvWeights(ParameterCount):
     def _groups(self, path: str, call: Call, layer: ms.WeightedLayer, execution: Optional[Execution]) -> Optional[int]:
         """The most groups a convolution can be built with (its weights divide by them: at least as few as
         that); 1 when it names none, None when not known."""
-        parameter = layer.group
-        if parameter is None:
-            return 1
-        keyword = parameter.keyword if call.argument(parameter.keyword, parameter.position) is not None \
-            else ms.GROUPS_KEYWORD
-        position = parameter.position if keyword == parameter.keyword else None
-        argument = call.argument(keyword, position)
+        argument = group_argument(call, layer)
         if argument is None:
             return 1
-        known = _executed_argument(execution, keyword, position) if execution is not None else None
+        known = None
+        if execution is not None and layer.group is not None:
+            known = _executed_argument(execution, layer.group.keyword, layer.group.position) \
+                or _executed_argument(execution, ms.MINT_GROUPS.keyword, None)
         if known is None:
             known = self._evaluate(path, argument, call.scope)
         if type(known) is int:
@@ -1330,18 +1327,25 @@ def _feeds_only_matmuls(project: Project, path: str, call: Call) -> bool:
     ``BatchMatMul`` run in float16 between casts, while the cell's convolutions stay in float32."""
     consumers = [other for other in project.python[path].calls
                  if other.scope == call.scope and other.id != call.id
-                 and any(ms.dtype_of(a.cast) in ms.LOW_PRECISION for a in (*other.args, *other.kwargs.values()))]
+                 and any(a.cast in ms.LOW_PRECISION for a in (*other.args, *other.kwargs.values()))]
     return bool(consumers) and all(_calls_matmul(project, path, other)
                                    or _tensor_cast_argument(project, path, other) is not None for other in consumers)
 
 
 def _calls_matmul(project: Project, path: str, call: Call) -> bool:
     """``ops.matmul(a, b)``, or ``self.matmul(a, b)`` where the cell holds a ``MatMul``/``BatchMatMul``."""
-    if project.qualified(path, call) in ms.MATMUL_OPS:
-        return True
+    return _operation_name(project, path, call) in ms.MATMUL_OPS
+
+
+def _operation_name(project: Project, path: str, call: Call) -> str:
+    """The catalogue name of what a call runs: its callee's, or for ``self.pool(x)`` what built the cell's
+    ``self.pool`` (``mindspore.nn.MaxPool2d``); "" when not known."""
+    qualified = project.qualified(path, call)
+    if qualified:
+        return qualified
     owner = project.owner_class(path, call.scope) if call.callee.startswith("self.") else None
     held = project.attribute(owner, call.callee[5:]) if owner is not None and call.callee.count(".") == 1 else None
-    return held is not None and project.made_by(held[0], held[1]) in ms.MATMUL_OPS
+    return project.made_by(held[0], held[1]) if held is not None else ""
 
 
 def _cast_back(values: Values, path: str, call: Call) -> bool:
@@ -1356,11 +1360,21 @@ def _cast_back(values: Values, path: str, call: Call) -> bool:
         if dtype is None or _dtype(values, path, dtype, other.scope) != FP32:
             continue
         inner = facts.call(other.receiver.data)
+        if inner is None:
+            continue
+        if inner.id == call.id:
+            return True  # ``x.astype(ms.float16).astype(ms.float32)``
         # the cast's result is recorded as what it casts (with ``cast`` set): found by where it is written
-        if inner is not None and (inner.id == call.id or any(a.start == call.start and a.end == call.end
-                                                             for a in inner.args)):
+        if any(a.start == call.start and a.end == call.end for a in inner.args) \
+                and _off_the_cube(_operation_name(values.project, path, inner)):
             return True
     return False
+
+
+def _off_the_cube(name: str) -> bool:
+    """A MindSpore operation that is no convolution or MatMul (a pooling, an activation): known, and not Cube work."""
+    return name.startswith("mindspore.") and name not in ms.CONV_LAYERS and name not in ms.CONV_OPS \
+        and name not in ms.MATMUL_OPS and name not in ms.WEIGHTED_LAYERS
 
 
 def _builds_layers(project: Project, cls: ClassRef) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple  # noqa: F401
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, DICT, EITHER, ITEMS, NAME, OP, PARAM, SELF, Call, Value, choices
+from ms_perflint.analysis.facts import CALL, DICT, EITHER, ITEMS, LIT, NAME, OP, PARAM, SELF, Call, Value, choices
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 
 #: MindSpore cells that wrap a network and take it as their first argument.
@@ -919,12 +919,23 @@ def _layer_size(values, path: str, call: Call, layer) -> Optional[int]:
     return product // min(groups) if groups else None
 
 
+def group_argument(call: Call, layer) -> Optional[Value]:
+    """What a convolution call passes for its groups: ``group=`` or ``mint``'s ``groups=``, else what it passes
+    where ``nn`` places ``group`` (a literal bool there is ``mint``'s ``bias``: the analysis records both families
+    under ``nn``'s name); None when it passes none (one group)."""
+    if layer.group is None:
+        return None
+    for keyword in (layer.group.keyword, ms.MINT_GROUPS.keyword):
+        if keyword in call.kwargs:
+            return call.kwargs[keyword]
+    value = call.argument(layer.group.keyword, layer.group.position)
+    return None if value is not None and value.kind == LIT and isinstance(value.data, bool) else value
+
+
 def layer_groups(values, path: str, call: Call, layer) -> Tuple[int, ...]:
     """The group counts a convolution can be built with: ``(1,)`` when it names none; empty when they are not known
     (``group=channels`` of an unknown width): the layer's size is then not known either."""
-    argument = call.argument(layer.group.keyword, layer.group.position) if layer.group is not None else None
-    if argument is None and layer.group is not None:
-        argument = call.kwargs.get(ms.GROUPS_KEYWORD)
+    argument = group_argument(call, layer)
     if argument is None:
         return (1,)
     found = values.resolve(path, argument, call.scope)

@@ -155,6 +155,8 @@ class Values:
     def __init__(self, project: Project) -> None:
         self.project = project
         self._configs: Dict[str, Dict[str, List[Known]]] = {}
+        #: Where each attribute store's value is written -> the object it is stored on (``args``).
+        self._store_objects: Dict[Where, str] = {}
         self._live: Dict[str, Set[ScopeRef]] = {}
         self._scope_calls: Dict[str, Dict[int, List[_Entering]]] = {}
         self._file_config_entries: Dict[str, Tuple[List[Tuple[str, Known]], List[Tuple[int, str, Known]],
@@ -246,7 +248,8 @@ class Values:
             return self.resolve(symbol.path, constant, 0, depth + 1, program=program).through(symbol.name)
         if symbol.kind in ("variable", "attribute") and "." in symbol.name:
             key = symbol.name.rsplit(".", 1)[1]
-            return self.config_values_for(symbol.path, key, program).through(key)
+            return self._of_object(self.config_values_for(symbol.path, key, program),
+                                   symbol.name.split(".", 1)[0]).through(key)
         return unknown()
 
     def _config(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program]) -> Resolution:
@@ -264,7 +267,7 @@ class Values:
         found = self._instance_attribute(path, value, owner, scope, depth, program)
         if found is not None and found.complete:
             return found.through(key)
-        configured = self.config_values_for(path, key, program)
+        configured = self._of_object(self.config_values_for(path, key, program), head)
         if found is not None:
             found.add(configured)
             return found.through(key)
@@ -636,6 +639,14 @@ class Values:
         return Resolution(unique, complete=bool(unique) and len(unique) == len({(repr(k.value), k.where)
                                                                                 for k in found}))
 
+    def _of_object(self, found: Resolution, name: str) -> Resolution:
+        """``found`` without the values other objects' attribute stores give the key: ``args.save_ckpt`` takes
+        ``args.save_ckpt = True``, not ``eval_cfg.save_ckpt = True``."""
+        if not self._store_objects:
+            return found
+        kept = [k for k in found.values if self._store_objects.get(k.where, name) == name]
+        return found if len(kept) == len(found.values) else Resolution(kept, found.complete)
+
     def config(self, program: Program) -> Dict[str, List[Known]]:
         """Every config value a program can run with, by key."""
         if program.entry not in self._configs:
@@ -748,6 +759,7 @@ class Values:
                 if entry.owner.startswith(ATTRIBUTE_OWNER):
                     if entry.value.kind == LIT:
                         stores.append(entry)
+                        self._store_objects[where(path, entry.value)] = entry.owner[len(ATTRIBUTE_OWNER):]
                 elif entry.owner != "env" and entry.value.kind == LIT:
                     written.append((entry.key, Known(entry.value.data, where(path, entry.value), _config_source(entry))))
             for call in facts.calls if facts is not None else ():

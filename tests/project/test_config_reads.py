@@ -119,6 +119,10 @@ def test_a_flag_no_arm_sets_keeps_the_save_from_running(tmp_path: Path):
     # ``args.is_save_on_master`` is 1 and the rank is 0, so the flag is 1: only with a flag that stays 0 everywhere
     # (the dict's is_save_on_master and the ``if`` arms never set it to 1) is the save dead code
     files = TRAIN.format(imports="", read="pass").replace("args.rank_save_ckpt_flag = 1", "args.rank_save_ckpt_flag = 0")
+    # another object's store of the same key says nothing about ``args``
+    files = files.replace("    return args\n", "    export_cfg = argparse.Namespace()\n"
+                                                 "    export_cfg.rank_save_ckpt_flag = 1\n    return args\n")
+    assert "export_cfg.rank_save_ckpt_flag = 1" in files
     findings = check_project(write_project(tmp_path, {
         "train.py": files, "src/__init__.py": "", "src/network.py": NETWORK,
         "src/config.py": CONFIG.format(interval=1, master=1)}))
@@ -220,3 +224,18 @@ def test_a_name_resolves_to_the_nearest_module_before_a_longer_module_name_elsew
     assert (symbol.path, symbol.name) == ("zoo/cv/gpu_model/src/config.py", "config")
     # from the other model, the package's module is still found
     assert proj.resolve("src.config.config", "zoo/cv/other/train.py").path == "zoo/cv/other/src/config/config.py"
+
+
+def test_a_longer_module_name_from_the_root_wins_over_a_nearer_module_of_its_first_name(tmp_path: Path):
+    # ``from utils.lr import get_lr`` in ``src/models/net.py`` beside a ``src/models/utils.py``: the root's package
+    from ms_perflint.project.index import ProjectIndex
+    from ms_perflint.project.model import Project
+
+    write_project(tmp_path, {
+        "utils/__init__.py": "", "utils/lr.py": "def get_lr():\n    return 1\n",
+        "src/__init__.py": "", "src/models/__init__.py": "", "src/models/utils.py": "def other():\n    return 2\n",
+        "src/models/net.py": "from utils.lr import get_lr\nx = get_lr()\n",
+    })
+    proj = Project(str(tmp_path), ProjectIndex(str(tmp_path)).refresh().facts())
+    symbol = proj.resolve("utils.lr.get_lr", "src/models/net.py")
+    assert (symbol.path, symbol.name, symbol.kind) == ("utils/lr.py", "get_lr", "function")

@@ -38,6 +38,19 @@ def test_a_grouped_convolution_holds_its_weights_divided_by_its_groups(group: st
     assert network_parameters(proj, values, Training.shared(proj), "train.py", net, 0) == expected
 
 
+@pytest.mark.parametrize("call, expected", [
+    ("mint.nn.Conv2d(256, 256, 3, 1, 1, 1, 1, False)", 256 * 256 * 9),  # mint's eighth is bias, not a group count
+    ("mint.nn.Conv2d(256, 256, 3, groups=4)", 256 * 256 * 9 // 4),
+])
+def test_mint_convolutions_are_read_by_their_groups_keyword(call: str, expected: int):
+    # the analysis records mint's convolutions under nn's names, so only mint's keyword is told apart
+    code = "from mindspore import mint, nn\n" + CODE.replace("nn.Conv2d(channels, channels, 3, {group})", call)
+    proj = project({"train.py": code.replace("import mindspore.nn as nn\n", "")})
+    net = proj.python["train.py"].constants["net"]
+    found = network_parameters(proj, Values(proj), Training.shared(proj), "train.py", net, 0)
+    assert found == expected + 256 * 10
+
+
 def test_groups_that_are_not_known_leave_the_size_unknown():
     proj = project({"train.py": CODE.format(group="group=groups_from_somewhere()")})
     net = proj.python["train.py"].constants["net"]

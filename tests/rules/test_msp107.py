@@ -185,6 +185,11 @@ def test_a_pooling_run_in_float16_and_cast_straight_back_manages_nothing():
     # the half-precision result kept: the blocks' convolutions run in float16, managed by hand
     kept = network.replace(".astype(ms.float16)).astype(ms.float32)", ".astype(ms.float16))")
     assert found(program("Model(Net(), loss, opt).train(10, data)", kept)) == {}
+    # a convolution between the casts runs in float16 by hand: not a pooling
+    conv = CNN.replace("        return self.bn(self.conv(x))",
+                       "        return self.bn(self.conv(x.astype(ms.float16)).astype(ms.float32))")
+    assert "self.conv(x.astype(ms.float16)).astype(ms.float32)" in conv
+    assert found(program("Model(Net(), loss, opt).train(10, data)", conv)) == {}
 
 
 def test_a_depthwise_convolution_holds_one_kernel_per_channel():
