@@ -155,7 +155,13 @@ def _significant(sites: List[MatmulSite]) -> bool:
 
 def program_precisions(check, training: Training, program: Program) -> List[ProgramPrecision]:
     """The precision facts of each training call of a program whose network can be identified (a second
-    ``Model(...)`` training a second phase is decided on its own: its ``amp_level`` is its own)."""
+    ``Model(...)`` training a second phase is decided on its own: its ``amp_level`` is its own). Found once per run
+    (MSP101, MSP102 and MSP107 all ask)."""
+    key = ("program-precisions", id(check.values), program.entry)
+    return check.project.memo(key, lambda: _program_precisions(check, training, program))  # type: ignore[return-value]
+
+
+def _program_precisions(check, training: Training, program: Program) -> List[ProgramPrecision]:
     project: Project = check.project
     values: Values = check.values
     found: List[ProgramPrecision] = []

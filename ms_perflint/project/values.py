@@ -743,7 +743,7 @@ class Values:
                 values.setdefault(key, []).append(known)
         if program is None:  # code no program reaches: every store may run
             for entry in stores:
-                values.setdefault(entry.key, []).append(_stored(path, entry))
+                values.setdefault(entry.key, []).append(_written(path, entry))
 
     def _file_configs(self, path: str) -> Tuple[List[Tuple[str, Known]], List[Tuple[int, str, Known]],
                                                 List[ConfigEntry]]:
@@ -761,7 +761,7 @@ class Values:
                         stores.append(entry)
                         self._store_objects[where(path, entry.value)] = entry.owner[len(ATTRIBUTE_OWNER):]
                 elif entry.owner != "env" and entry.value.kind == LIT:
-                    written.append((entry.key, Known(entry.value.data, where(path, entry.value), _config_source(entry))))
+                    written.append((entry.key, _written(path, entry)))
             for call in facts.calls if facts is not None else ():
                 if call.method == "add_argument":
                     defaults.extend((call.scope, key, known) for key, known in _argparse_default(path, call))
@@ -783,7 +783,7 @@ class Values:
         kept = [(path, entry) for path, entry in stores
                 if not entry.guards or self.can_hold(path, entry.scope, entry.guards, program)]
         for path, entry in kept:
-            values.setdefault(entry.key, []).append(_stored(path, entry))
+            values.setdefault(entry.key, []).append(_written(path, entry))
         self._resolved.clear()
 
     def shell_belongs(self, shell_path: str, entry: str) -> bool:
@@ -907,7 +907,8 @@ def _configured(found: Resolution) -> bool:
     return all(k.source not in _UNCONFIGURED for k in found.values)
 
 
-def _stored(path: str, entry: ConfigEntry) -> Known:
+def _written(path: str, entry: ConfigEntry) -> Known:
+    """A config value written in code (a dict entry, a class attribute, a store on an object), where it is written."""
     return Known(entry.value.data, where(path, entry.value), _config_source(entry))
 
 
