@@ -481,8 +481,8 @@ def test_an_edit_that_leaves_the_facts_as_they_were_keeps_the_decisions(project,
 
     cache = str(tmp_path_factory.mktemp("cache"))
     decided = []
-    real = lint_module.decide
-    monkeypatch.setattr(lint_module, "decide", lambda *a, **k: decided.append(1) or real(*a, **k))
+    real = lint_module.decide_parts
+    monkeypatch.setattr(lint_module, "decide_parts", lambda *a, **k: decided.append(1) or real(*a, **k))
 
     def check():
         [result] = Session(SessionOptions(cache_folder=cache, jobs=1)).check([str(project / "train.py")])

@@ -44,7 +44,15 @@ THIRD_PARTY = frozenset(
      "sentencepiece", "regex", "psutil", "pytest", "unittest", "mock", "absl", "attr", "pydantic", "addict",
      *ms.FOREIGN_PACKAGES)
 )
-_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"os", "sys", "re", "json", "math", "time"}
+#: Top-level modules of the standard library (the running Python's list where it has one, 3.10 and later; the
+#: names projects most often reuse for their own files on every Python).
+STANDARD_LIBRARY = frozenset(getattr(sys, "stdlib_module_names", ())) | {
+    "os", "sys", "re", "json", "math", "time", "logging", "copy", "io", "random", "string", "types", "typing",
+    "collections", "functools", "itertools", "argparse", "glob", "shutil", "pickle", "queue", "threading",
+    "multiprocessing", "datetime", "csv", "ast", "inspect", "abc", "enum", "platform", "signal", "socket",
+    "subprocess", "tempfile", "traceback", "warnings", "zipfile", "tarfile", "hashlib", "base64", "struct",
+    "codecs", "decimal", "fractions", "numbers", "operator", "statistics", "uuid", "parser", "token", "tokenize",
+    "code", "test", "distutils", "imp", "trace", "profile", "site", "select", "secrets", "stat", "array"}
 _BUILTINS = frozenset(dir(builtins))
 #: The longest source text kept for a value (messages only need a glimpse).
 TEXT_LIMIT = 80
@@ -1150,7 +1158,7 @@ def _known_package(qualified: str) -> bool:
     """``qualified`` names something of a package that is never the project's: the standard library, a known third
     party, MindSpore, a builtin (``open``)."""
     head = qualified.split(".", 1)[0]
-    return head in THIRD_PARTY or head in _STDLIB or head in ms.MINDSPORE_PACKAGES or head in _BUILTINS
+    return head in THIRD_PARTY or head in STANDARD_LIBRARY or head in ms.MINDSPORE_PACKAGES or head in _BUILTINS
 
 
 def _worth_recording(qualified: str) -> bool:
@@ -1168,7 +1176,7 @@ def _worth_recording(qualified: str) -> bool:
         return True  # sizes computed from known numbers
     if qualified.startswith(("os.environ", "os.putenv")) or qualified in ms.HOST_READ_LOGGING_FUNCTIONS:
         return True
-    return head not in THIRD_PARTY and head not in _STDLIB and head not in _BUILTINS
+    return head not in THIRD_PARTY and head not in STANDARD_LIBRARY and head not in _BUILTINS
 
 
 _EXIT_CALLS = frozenset(("sys.exit", "exit", "quit", "os._exit"))

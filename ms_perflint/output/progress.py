@@ -15,8 +15,9 @@ UPDATES_PER_SECOND = 10
 class Progress:
     """``progress(done, total)`` callback that draws ``Analysing 120/818 files (12 s)`` over itself.
 
-    The project's rules then decide (``progress(done, total, "rules")``): ``Checking rules 3/13 (14 s)``. The
-    time is counted from the start of the first phase, so a rule phase that follows a long analysis shows at once.
+    The project's rules then decide, part by part (``progress(done, total, "parts")``): ``Deciding 3/13 parts
+    (14 s)``. The time is counted from the start of the first phase, so a rule phase that follows a long analysis
+    shows at once.
     """
 
     def __init__(self, stream: Optional[TextIO] = None, clock=time.monotonic) -> None:
@@ -33,7 +34,7 @@ class Progress:
             self.started, self.last = now, 0.0
         if done >= total:
             self.clear()
-            if unit == "rules":
+            if unit == "parts":
                 self.started, self.unit = None, "files"  # the run's last phase: the next run starts its own clock
             return
         elapsed = now - self.started
@@ -41,7 +42,7 @@ class Progress:
         if elapsed < SHOW_AFTER or (now - self.last < 1 / UPDATES_PER_SECOND and not changed):
             return
         self.last = now
-        text = f"Checking rules {done}/{total}" if unit == "rules" else f"Analysing {done}/{total} files"
+        text = f"Deciding {done}/{total} parts" if unit == "parts" else f"Analysing {done}/{total} files"
         self._draw(f"{text} ({elapsed:.0f} s)")
 
     def clear(self) -> None:

@@ -103,7 +103,6 @@ class ProjectIndex:
         self.cache_folder = cache_folder
         self.max_size = max_size
         self.files: Dict[str, IndexedFile] = {}
-        self._facts_pending = False
         #: Files analysed in this process whose facts are not stored yet.
         self._new: set = set()
         #: How many files this refresh had to read / analyse (for tests and benchmarks).
@@ -130,19 +129,41 @@ class ProjectIndex:
 
     def facts(self) -> Dict[str, Any]:
         """``{relative path: facts}`` of every file that has facts (loading cached ones on first use)."""
-        analysed = self._load_facts()
+        return self.facts_of(list(self.files))
+
+    def facts_of(self, paths: Sequence[str]) -> Dict[str, Any]:
+        """``{relative path: facts}`` of those of ``paths`` that have facts (loading cached ones on first use).
+
+        A stored entry is taken only if it is the text whose digest the manifest holds: one changed by anything but
+        this tool (an edit, a damaged disk) is a miss, whatever it holds -- valid JSON with a wrong type would read
+        back and fail in a rule. A file whose entry is missing or does not read back is analysed again.
+        """
+        analysed = []
         found = {}
-        for path, record in list(self.files.items()):
+        for path in paths:
+            record = self.files.get(path)
+            if record is None:
+                continue
             try:
-                facts = record.loaded_facts()
+                facts = self._loaded(path, record)
             except ValueError:  # a damaged entry in the store is a miss: analyse the file again
                 record = self.files[path] = extract_record(path, self.absolute(path), record.kind, self.max_size)
                 analysed.append(path)
+                self._digest = None
                 facts = record.facts
             if facts is not None:
                 found[path] = facts
         self._store_facts(analysed)
         return found
+
+    def _loaded(self, path: str, record: IndexedFile) -> Any:
+        """A record's facts, read from the store when it has none in memory; raises ValueError on a miss."""
+        if record.facts is None and record.raw is None and record.error is None and self.cache_folder is not None:
+            entry = _read_stored_facts(self._facts_path(path, record.digest), record.facts_digest)
+            if not (isinstance(entry, dict) and entry.get("kind") in ("python", "yaml", "shell")):
+                raise ValueError("no stored facts")
+            record.raw = entry
+        return record.loaded_facts()
 
     def digest(self) -> str:
         """A hash of what every file says: its facts where they are stored (decisions depend on nothing else, so
@@ -245,34 +266,7 @@ class ProjectIndex:
                 records[str(path)] = IndexedFile.from_manifest(raw)
             except (KeyError, TypeError, ValueError, AttributeError, IndexError):
                 continue  # one bad entry is a miss for that file, not for the project
-        self._facts_pending = True
         return records
-
-    def _load_facts(self) -> List[str]:
-        """Give cached records their facts (JSON) from the facts store, once; a record without them is re-analysed.
-
-        An entry is taken only if it is the text whose digest the manifest holds: one changed by anything but
-        this tool (an edit, a damaged disk) is a miss, whatever it holds -- valid JSON with a wrong type would
-        read back and fail in a rule. Returns the files analysed again.
-        """
-        if not getattr(self, "_facts_pending", False):
-            return []
-        self._facts_pending = False
-        missing = []
-        for path, record in self.files.items():
-            if record.facts is not None or record.raw is not None or record.error is not None:
-                continue
-            entry = _read_stored_facts(self._facts_path(path, record.digest), record.facts_digest)
-            if isinstance(entry, dict) and entry.get("kind") in ("python", "yaml", "shell"):
-                record.raw = entry
-            else:
-                missing.append(path)
-        if missing:  # the store lost an entry (deleted, truncated, pruned, changed): analyse those files again
-            for relative in missing:
-                self.files[relative] = extract_record(relative, self.absolute(relative), self.files[relative].kind,
-                                                      self.max_size)
-            self._digest = None
-        return missing
 
     def _store_facts(self, analysed: Sequence[str]) -> None:
         """Rewrite the entries of files whose stored facts were missing or damaged (each entry is written whole,

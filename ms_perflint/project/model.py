@@ -34,6 +34,7 @@ from ms_perflint.analysis.facts import (
     ShellFacts, Value, YamlFacts, choices,
 )
 from ms_perflint.project.inference import Inference
+from ms_perflint.project.parts import ModuleTable, is_test_file
 
 #: ``(root-relative path, scope index)``.
 ScopeRef = Tuple[str, int]
@@ -41,8 +42,6 @@ ScopeRef = Tuple[str, int]
 ClassRef = Tuple[str, str]
 #: How far re-exports, factories and bindings are followed.
 MAX_DEPTH = 12
-#: Path parts that make a file a test, never a program.
-TEST_FOLDERS = frozenset(("tests", "test", "testing", "unittest", "unittests", "ut", "st", "it"))
 
 
 @dataclass(frozen=True)
@@ -103,15 +102,6 @@ def _names(value: Value, name: str, depth: int = 0) -> bool:
     return depth < 8 and any(_names(part, name, depth + 1) for part in value.parts)
 
 
-def is_test_file(path: str) -> bool:
-    """A test module or a file under a tests folder: checked by tests, never a program."""
-    parts = path.split("/")
-    name = parts[-1]
-    if name.startswith("test_") or name.endswith(("_test.py", "_tests.py")) or name == "conftest.py":
-        return True
-    return any(part.lower() in TEST_FOLDERS for part in parts[:-1])
-
-
 class Project:
     """The facts of a project's files, linked. ``files`` maps root-relative paths to facts.
 
@@ -133,11 +123,7 @@ class Project:
         #: JSON configs, read as YAML: a source of config values only (no rule writes into them).
         self.json: Dict[str, YamlFacts] = {p: f for p, f in configs.items() if p.lower().endswith(".json")}
         self.shell: Dict[str, ShellFacts] = {p: f for p, f in files.items() if isinstance(f, ShellFacts)}
-        self._by_module: Dict[str, List[str]] = {}
-        for path, facts in self.python.items():
-            parts = facts.module.split(".")
-            for start in range(len(parts)):
-                self._by_module.setdefault(".".join(parts[start:]), []).append(path)
+        self.modules = ModuleTable({path: facts.module for path, facts in self.python.items()})
         self._symbols: Dict[Tuple[str, str], Optional[Symbol]] = {}
         self._targets: Dict[Tuple[str, int], Tuple[ScopeRef, ...]] = {}
         self._edges: Optional[Dict[ScopeRef, Set[ScopeRef]]] = None
@@ -166,6 +152,10 @@ class Project:
             self._inference = Inference(self, self.text)
         return self._inference
 
+    def part(self, paths: Iterable[str]) -> "Project":
+        """A project of some of this project's files (one of its parts), reading the same texts."""
+        return Project(self.root, {path: self.files[path] for path in paths}, self._texts)
+
     def close(self) -> None:
         """Drop astroid's modules of this project (the model's own answers stay; a later question builds again)."""
         if self._inference is not None:
@@ -185,18 +175,8 @@ class Project:
     # --- names --------------------------------------------------------------------------------
 
     def module_file(self, module: str, importer: str) -> Optional[str]:
-        """The file of a dotted module name, preferring the one nearest the importer."""
-        candidates = self._by_module.get(module)
-        if candidates and any(c.endswith(".ipynb") for c in candidates):
-            # A notebook names its own definitions through its module; no other file can import it.
-            candidates = [c for c in candidates if not c.endswith(".ipynb") or c == importer]
-            if importer in candidates:
-                return importer  # not a sibling ``.py`` of the same stem (often the notebook's export, or another script)
-        if not candidates:
-            return None
-        if len(candidates) == 1:
-            return candidates[0]
-        return min(candidates, key=lambda c: (-_shared_folders(c, importer), len(c), c))
+        """The file a dotted module name means in ``importer`` (:meth:`ModuleTable.module_file`)."""
+        return self.modules.module_file(module, importer)
 
     def resolve(self, reference: str, importer: str, depth: int = 0) -> Optional[Symbol]:
         """The definition a dotted reference made in ``importer`` names, through re-exports."""
@@ -216,12 +196,11 @@ class Project:
         # folder the dotted name starts from) holds the importer. ``src.config.config`` is ``config`` in the
         # importer's own ``src/config.py``, not another model's ``src/config/config.py`` elsewhere in a model zoo;
         # ``utils.lr`` from ``src/models/net.py`` is still the root's ``utils/lr.py`` beside ``src/models/utils.py``.
-        found = [(cut, path) for cut in range(len(parts), 0, -1)
-                 for path in (self.module_file(".".join(parts[:cut]), importer),) if path is not None]
-        if not found:
+        found = next(((cut, path) for cut in range(len(parts), 0, -1)
+                      for path in (self.module_file(".".join(parts[:cut]), importer),) if path is not None), None)
+        if found is None:
             return None
-        importable = [item for item in found if _imports_from_root(item[1], item[0], importer)]
-        cut, path = (importable or found)[0]
+        cut, path = found
         rest = parts[cut:]
         if not rest:
             return self._package_binding(parts, importer, depth) or Symbol(path, "", "module")
@@ -1134,27 +1113,6 @@ def disk_text(root: str, path: str) -> Optional[str]:
         return None
     unit = load_unit(absolute, data, kind_of(absolute))
     return unit.text if unit.error is None else None
-
-
-def _imports_from_root(path: str, names: int, importer: str) -> bool:
-    """The folder a module of ``names`` dotted names at ``path`` is imported from holds the importer (or is the
-    project's root): ``a/b/src/config.py`` as ``src.config`` is imported from ``a/b``."""
-    folders = posixpath.dirname(path).split("/") if posixpath.dirname(path) else []
-    depth = names if posixpath.basename(path) == "__init__.py" else names - 1
-    if depth > len(folders):
-        return False
-    root = "/".join(folders[:len(folders) - depth])
-    where = posixpath.dirname(importer)
-    return not root or where == root or where.startswith(root + "/")
-
-
-def _shared_folders(candidate: str, importer: str) -> int:
-    count = 0
-    for left, right in zip(posixpath.dirname(candidate).split("/"), posixpath.dirname(importer).split("/")):
-        if left != right:
-            break
-        count += 1
-    return count
 
 
 __all__ = ["Project", "Program", "Symbol", "Where", "ScopeRef", "ClassRef", "is_test_file", "where", "call_where",

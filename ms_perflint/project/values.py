@@ -30,10 +30,9 @@ from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
     ATTRIBUTE_OWNER, CALL, CFG, CLASS, EITHER, LIT, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value, choices,
 )
+from ms_perflint.project.parts import config_belongs, shell_belongs
 from ms_perflint.project.model import MAX_DEPTH, ClassRef, Program, Project, ScopeRef, Where, call_where, where
 
-#: Folders of entry scripts whose configs live one level up (``tools/train.py`` reads ``configs/``).
-SCRIPT_FOLDERS = frozenset(("scripts", "script", "tools", "tool", "bin", "src", "examples"))
 #: Top-level packages that read YAML or JSON config files: a program that imports none of them (and names no such
 #: file) takes no value from the configs lying beside it. MindSpore's family libraries read YAML configs themselves.
 CONFIG_FILE_READERS = frozenset(("yaml", "ruamel", "omegaconf", "hydra", "json", "ujson", "mmengine", "mmcv",
@@ -786,20 +785,10 @@ class Values:
             values.setdefault(entry.key, []).append(_written(path, entry))
         self._resolved.clear()
 
-    def shell_belongs(self, shell_path: str, entry: str) -> bool:
-        """A launch script runs an entry of its own tree: the entry lives under the script's folder (or the folder
-        above a ``scripts/`` folder). A ``run_train.sh`` of another sub-project that also runs a ``train.py`` does not."""
-        base = posixpath.dirname(shell_path)
-        if posixpath.basename(base) in SCRIPT_FOLDERS:
-            base = posixpath.dirname(base)
-        return not base or entry.startswith(base + "/")
-
-    def yaml_belongs(self, yaml_path: str, entry: str) -> bool:
-        """A YAML config is one of an entry's configs when it lives beside the entry (or above its scripts folder)."""
-        base = posixpath.dirname(entry)
-        if posixpath.basename(base) in SCRIPT_FOLDERS:
-            base = posixpath.dirname(base)
-        return not base or yaml_path.startswith(base + "/")
+    #: Does a launch script run an entry of its own tree (:func:`~ms_perflint.project.parts.shell_belongs`)?
+    shell_belongs = staticmethod(shell_belongs)
+    #: Is a YAML config one of an entry's (:func:`~ms_perflint.project.parts.config_belongs`)?
+    yaml_belongs = staticmethod(config_belongs)
 
     # --- guards ----------------------------------------------------------------------------------
 

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type
 
 from ms_perflint.findings import FileResult, Finding, LineIndex
+from ms_perflint.run.pool import Work
 from ms_perflint.settings import Settings
+
+if TYPE_CHECKING:
+    from ms_perflint.run.decisions import PartStore
 
 
 def enabled_rules(settings: Settings) -> List[type]:
@@ -33,45 +37,139 @@ def enabled_union(settings: Iterable[Settings]) -> List[type]:
 
 
 def decide(project, settings_for: Callable[[str], Settings], rules: Sequence[type],
-           progress: Optional[Callable[..., None]] = None) -> Dict[str, List[Finding]]:
+           progress: Optional[Callable[..., None]] = None, stored: Optional["PartStore"] = None) -> Dict[str, List[Finding]]:
     """Run ``rules`` over the project; raw findings by root-relative path.
 
-    A rule that fails is one internal error of that rule (a finding of code ``MSP000``
-    under :data:`PROJECT_WIDE`, naming the file it was deciding when known), and the other
-    rules still report. Rules decide program by program (:meth:`Check.deciding`): a failure
-    in one program loses that program's findings only. ``progress(done, total, "rules")`` is
-    called as each rule starts and when all are done.
+    The project's parts (:mod:`ms_perflint.project.parts`) are decided one by one, each as a project of its own,
+    so a part's findings depend on its own files only; ``stored`` gives back the findings of parts decided before
+    and keeps the new ones (see :func:`decide_parts`).
     """
+    from ms_perflint.project.parts import partition, summary_of
+
+    summaries = {path: summary_of(path, facts) for path, facts in project.files.items()}
+    parts = partition(summaries, {path: facts.module for path, facts in project.python.items()})
+    whole = lambda part: project if len(part) == len(project.files) else project.part(part)  # noqa: E731
+    return decide_parts(parts, whole, settings_for, rules, progress, stored)
+
+
+def decide_parts(parts: Sequence[Sequence[str]], make: Callable[[Sequence[str]], object],
+                 settings_for: Callable[[str], Settings], rules: Sequence[type],
+                 progress: Optional[Callable[..., None]] = None,
+                 stored: Optional["PartStore"] = None, jobs: int = 1) -> Dict[str, List[Finding]]:
+    """Decide each part (``make(part)`` builds its project) unless ``stored`` holds its findings; merged raw findings.
+
+    A rule that fails is one internal error of that rule for the whole run (a finding of code ``MSP000`` under
+    :data:`PROJECT_WIDE`, naming the file it was deciding when known), and the other rules still report. Rules
+    decide program by program (:meth:`Check.deciding`): a failure in one program loses that program's findings
+    only. A part where a rule failed is not stored: the next run decides it again and reports the failure again.
+    ``progress(done, total, "parts")`` is called as parts are decided and when all are. With ``jobs`` above 1 (0:
+    automatic, :func:`part_workers`), many parts are decided in forked workers.
+    """
+    findings: Dict[str, List[Finding]] = {}
+    failures: Dict[str, List[Failure]] = {}
+    waiting = []
+    for part in parts:
+        found = stored.get(part) if stored is not None else None
+        if found is None:
+            waiting.append(part)
+        else:
+            _merge(findings, found)
+    for part, (decided, failed) in zip(waiting, _decided(waiting, make, settings_for, rules, progress, jobs)):
+        _merge(findings, decided)
+        for code, items in failed.items():
+            failures.setdefault(code, []).extend(items)
+        if stored is not None and not failed:
+            stored.put(part, decided)
+    for rule in rules:
+        if rule.code in failures:
+            error = Finding(INTERNAL_ERROR, _failure_message(rule, failures[rule.code]))
+            findings.setdefault(PROJECT_WIDE, []).append(error)
+    return findings
+
+
+#: A rule's failure: the file it was deciding (None: outside any), the error's type name and its text.
+Failure = Tuple[Optional[str], str, str]
+#: Files in the parts to decide from which automatic jobs decide them in workers (fewer: forking costs more).
+POOL_FILES = 200
+
+
+def part_workers(jobs: int, parts: Sequence[Sequence[str]]) -> int:
+    """How many workers decide ``parts``: ``jobs`` (0: one per core when the parts hold :data:`POOL_FILES` files or
+    more), at most one per part; 1 where workers cannot be forked (they inherit the facts)."""
+    import sys
+
+    from ms_perflint.run.pool import available_cores
+
+    if len(parts) < 2 or not sys.platform.startswith("linux"):
+        return 1
+    if not jobs:
+        jobs = available_cores() if sum(len(part) for part in parts) >= POOL_FILES else 1
+    return max(1, min(jobs, len(parts)))
+
+
+def _decided(waiting: Sequence[Sequence[str]], make, settings_for, rules, progress, jobs: int) -> list:
+    """``(findings, failures)`` of each part, in order: here, or spread over forked workers."""
+    workers = part_workers(jobs, waiting)
+    if workers > 1:
+        from ms_perflint.run.pool import spread
+
+        shown = (lambda done, total: progress(done, total, "parts")) if progress is not None else None
+        return spread(list(waiting), workers, _DecidePart(make, settings_for, rules), shown)
+    results = []
+    for done, part in enumerate(waiting):
+        if progress is not None:
+            progress(done, len(waiting), "parts")
+        results.append(_decide_part(make(part), settings_for, rules))
+    if progress is not None and waiting:
+        progress(len(waiting), len(waiting), "parts")
+    return results
+
+
+def _merge(into: Dict[str, List[Finding]], findings: Dict[str, List[Finding]]) -> None:
+    for path, found in findings.items():
+        into.setdefault(path, []).extend(found)
+
+
+def _decide_part(project, settings_for: Callable[[str], Settings],
+                 rules: Sequence[type]) -> Tuple[Dict[str, List[Finding]], Dict[str, List[Failure]]]:
+    """One project's raw findings and its rules' failures by rule code."""
     from ms_perflint.rules.check import Check
 
     defaults = {option.name: option.default for rule in rules for option in rule.options}
     check = Check(project, settings_for, defaults)
     try:
-        _run_rules(check, rules, settings_for, progress)
+        for rule in rules:
+            check.rule = rule.code
+            try:
+                rule().check(check)
+            except Exception as error:  # noqa: BLE001 -- one rule's bug (a RecursionError too) must not hide the others'
+                check.failed(error)
+            if rule.opt_in:
+                _keep_where_chosen(check.findings, rule.code, settings_for)
+        check.rule = ""
     finally:
         project.close()  # astroid's modules (and its process-wide cache of them) are not needed once decided
-    return check.findings
+    failed = {code: [(path, type(error).__name__, str(error)) for path, error in items]
+              for code, items in check.failures.items()}
+    return check.findings, failed
 
 
-def _run_rules(check, rules: Sequence[type], settings_for: Callable[[str], Settings],
-               progress: Optional[Callable[..., None]]) -> None:
-    for done, rule in enumerate(rules):
-        if progress is not None:
-            progress(done, len(rules), "rules")
-        check.rule = rule.code
-        try:
-            rule().check(check)
-        except Exception as error:  # noqa: BLE001 -- one rule's bug (a RecursionError too) must not hide the others'
-            check.failed(error)
-        failures = check.failures.pop(rule.code, None)
-        if failures:
-            error = Finding(INTERNAL_ERROR, _failure_message(rule, failures))
-            check.findings.setdefault(PROJECT_WIDE, []).append(error)
-        if rule.opt_in:
-            _keep_where_chosen(check.findings, rule.code, settings_for)
-    check.rule = ""
-    if progress is not None:
-        progress(len(rules), len(rules), "rules")
+class _DecidePart(Work):
+    """The pool's work for parts decided in workers (see :class:`~ms_perflint.run.pool.Work`): forked, each worker
+    builds a part's project from the facts it inherits (or reads from the store) and sends back its findings."""
+
+    def __init__(self, make, settings_for, rules) -> None:
+        self.make, self.settings_for, self.rules = make, settings_for, rules
+
+    def run(self, part):
+        return _decide_part(self.make(part), self.settings_for, self.rules)
+
+    def crashed(self, part, why: str):
+        text = f"deciding the part of {part[0]} crashed its worker process ({why})"
+        return {}, {rule.code: [(part[0], "Crash", text)] for rule in self.rules}
+
+    def weight(self, part) -> int:
+        return len(part)
 
 
 #: Where :func:`decide` puts findings about the whole project (a rule that failed): one checked file shows each.
@@ -80,17 +178,17 @@ PROJECT_WIDE = ""
 INTERNAL_ERROR = "MSP000"
 
 
-def _failure_message(rule, failures: Sequence[Tuple[Optional[str], BaseException]]) -> str:
+def _failure_message(rule, failures: Sequence[Failure]) -> str:
     """One line for all of a rule's failures in a project: the first error, the file it was deciding, how many
     others failed, and what is lost (a program's findings, or the whole project's when it failed outside one)."""
-    paths = sorted({path for path, _ in failures if path is not None})
-    whole = any(path is None for path, _ in failures)
-    path, error = next(((p, e) for p, e in failures if p is not None), failures[0])
+    paths = sorted({path for path, _, _ in failures if path is not None})
+    whole = any(path is None for path, _, _ in failures)
+    path, kind, text = next((f for f in failures if f[0] is not None), failures[0])
     where = f" while deciding {path}" if path is not None else ""
     others = len(paths) - 1 if path is not None else len(paths)
     also = f" (and {others} other file{'s' if others != 1 else ''})" if others > 0 else ""
     lost = "for this project" if whole else "there"
-    return (f"internal error in {rule.code} ({rule.name}){where}{also}: {type(error).__name__}: {error}; "
+    return (f"internal error in {rule.code} ({rule.name}){where}{also}: {kind}: {text}; "
             f"its findings {lost} are missing -- please report this")
 
 

@@ -54,8 +54,12 @@ class Work:
         raise NotImplementedError
 
     def path(self, job) -> str:
-        """The file a job reads (the largest go first)."""
+        """The file a job reads."""
         raise NotImplementedError
+
+    def weight(self, job) -> int:
+        """How long a job may take, roughly: the heaviest go first (default: the size of its file)."""
+        return _size(self.path(job))
 
 
 class _Extract(Work):
@@ -119,8 +123,8 @@ def spread(jobs: Sequence[object], workers: int, work: Work,
     A job whose process dies gets ``work.crashed(job, why)``; every other job its result.
     """
     results: List[object] = [None] * len(jobs)
-    # Largest files first, so no worker is left with a big file at the end; order is restored by index.
-    pending = sorted(range(len(jobs)), key=lambda i: -_size(work.path(jobs[i])))
+    # Heaviest jobs first, so no worker is left with a big one at the end; order is restored by index.
+    pending = sorted(range(len(jobs)), key=lambda i: -work.weight(jobs[i]))
     done = [0]
 
     def report() -> None:

@@ -219,15 +219,42 @@ class Session:
         if stored is not None:
             self._decided[index.root] = (wanted, decisions.copied(stored))
             return stored
-        from ms_perflint.project.model import Project
-        from ms_perflint.run.lint import decide, enabled_union
+        from ms_perflint.run.lint import decide_parts, enabled_union
 
         rules = enabled_union(settings)
-        project = Project(index.root, index.facts(), texts=self.texts(index))
-        raw = decide(project, settings_for, rules, self.options.progress)
-        decisions.store(cache, index.root, wanted, raw)
+        parts = decisions.PartStore(cache, index.root, lambda path: index.files[path].facts_digest or
+                                    index.files[path].digest, lambda path: settings_for(path).cache_key(),
+                                    [rule.code for rule in rules])
+        raw = decide_parts(self._parts(index, parts), lambda part: self._part_project(index, part), settings_for,
+                           rules, self.options.progress, parts, self.options.jobs)
+        decisions.store(cache, index.root, wanted, raw, parts)
         self._decided[index.root] = (wanted, decisions.copied(raw))
         return raw
+
+    def _parts(self, index, store) -> List[List[str]]:
+        """The project's parts (:func:`~ms_perflint.project.parts.partition`), from the files' link summaries: the
+        stored ones of files whose facts did not change, else made from the facts (read for those files only)."""
+        from ms_perflint.analysis import module_name
+        from ms_perflint.project.parts import modules_digest, partition, summary_of
+
+        summaries = {}
+        missing = []
+        for path, record in index.files.items():
+            summary = store.summary(path) if record.error is None else None
+            if summary is not None:
+                summaries[path] = summary
+            elif record.error is None:
+                missing.append(path)
+        for path, facts in index.facts_of(missing).items():
+            summaries[path] = summary_of(path, facts)
+            store.keep_summary(path, summaries[path])
+        modules = {path: module_name(path) for path, summary in summaries.items() if summary.kind == "python"}
+        return partition(summaries, modules, store.links(modules_digest(modules)))
+
+    def _part_project(self, index, part: Sequence[str]):
+        from ms_perflint.project.model import Project
+
+        return Project(index.root, index.facts_of(part), texts=self.texts(index))
 
     def texts(self, index) -> Callable[[str], Optional[str]]:
         """A project's reader of its files' decoded texts (the overlay's where this session holds one), for the

@@ -47,12 +47,12 @@ def test_the_rules_phase_follows_on_the_same_clock_then_the_next_run_starts_its_
     progress(1, 300)
     clock.now = 9.0
     progress(300, 300)
-    progress(0, 13, "rules")  # shown at once: the run has been going for 9 s
+    progress(0, 13, "parts")  # shown at once: the run has been going for 9 s
     clock.now = 14.2
-    progress(5, 13, "rules")
-    progress(13, 13, "rules")
+    progress(5, 13, "parts")
+    progress(13, 13, "parts")
     assert [part.strip() for part in stream.getvalue().split("\r") if part.strip()] == [
-        "Checking rules 0/13 (9 s)", "Checking rules 5/13 (14 s)"]
+        "Deciding 0/13 parts (9 s)", "Deciding 5/13 parts (14 s)"]
     assert stream.getvalue().endswith("\r")  # cleared
     clock.now = 100.0
     progress(1, 300)
@@ -69,12 +69,12 @@ def test_the_rules_phase_is_shown_at_once_however_recently_the_analysis_was_draw
     progress(299, 300)
     clock.now = 2.03
     progress(300, 300)
-    progress(0, 13, "rules")  # 30 ms after the last line: a new phase all the same
+    progress(0, 13, "parts")  # 30 ms after the last line: a new phase all the same
     clock.now = 2.05
-    progress(1, 13, "rules")  # throttled again within the phase
-    progress(13, 13, "rules")
+    progress(1, 13, "parts")  # throttled again within the phase
+    progress(13, 13, "parts")
     assert [part.strip() for part in stream.getvalue().split("\r") if part.strip()] == [
-        "Analysing 299/300 files (2 s)", "Checking rules 0/13 (2 s)"]
+        "Analysing 299/300 files (2 s)", "Deciding 0/13 parts (2 s)"]
 
 
 def test_progress_is_wanted_on_a_terminal_only_and_not_when_quiet():
@@ -112,7 +112,7 @@ def test_a_cold_run_on_a_terminal_shows_progress_on_standard_error(tmp_path: Pat
     completed, shown = on_a_terminal("--no-cache", "-j1", ".", cwd=tmp_path)
     assert completed.returncode == 0, shown
     assert b"Analysing " in shown and b"/120 files (" in shown
-    assert re.search(rb"Checking rules \d+/\d+ \(\d+ s\)", shown)  # the project's rules decide after the analysis
+    assert re.search(rb"Deciding \d+/\d+ parts \(\d+ s\)", shown)  # the project's rules decide after the analysis
     assert b"Analysing" not in completed.stdout
     quiet, shown = on_a_terminal("--no-cache", "-j1", "-q", ".", cwd=tmp_path)
     assert quiet.returncode == 0 and b"Analysing" not in shown + quiet.stdout

@@ -285,8 +285,8 @@ def test_the_editor_decides_again_only_when_some_file_says_something_new(project
     from ms_perflint.run import lint
 
     decided = []
-    real = lint.decide
-    monkeypatch.setattr(lint, "decide", lambda *a, **k: decided.append(1) or real(*a, **k))
+    real = lint.decide_parts
+    monkeypatch.setattr(lint, "decide_parts", lambda *a, **k: decided.append(1) or real(*a, **k))
     editor = Session(SessionOptions(jobs=1, cache_folder=str(tmp_path / "cache")))
     train = str(project / "train.py")
     text = Path(train).read_text(encoding="utf-8")
@@ -325,7 +325,7 @@ def test_held_decisions_are_placed_afresh_each_time(project: Path, tmp_path: Pat
                           for c in cells], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     notebook = project / "course.ipynb"
     notebook.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-    monkeypatch.setattr(lint, "decide", lambda *a, **k: {"course.ipynb": [Finding("MSP103", "at a line", line=5)]})
+    monkeypatch.setattr(lint, "decide_parts", lambda *a, **k: {"course.ipynb": [Finding("MSP103", "at a line", line=5)]})
     editor = Session(SessionOptions(jobs=1, cache_folder=str(tmp_path / "cache")))
 
     def told():
