@@ -113,12 +113,10 @@ class ModuleTable:
         #: The same for the folders that hold modules (packages, with or without ``__init__.py``).
         self._folders: Dict[str, List[Tuple[str, str]]] = {}
         folders: Set[str] = set()
-        for path, module in sorted(modules.items()):
-            parts = module.split(".")
-            for start in range(len(parts)):
-                root = _import_root(path, len(parts) - start)
-                if root is not None:
-                    self._by_module.setdefault(".".join(parts[start:]), []).append((path, root))
+        for path in sorted(modules):
+            names = _module_parts(path)
+            for start in range(len(names)):
+                self._by_module.setdefault(".".join(names[start:]), []).append((path, "/".join(names[:start])))
             folders.update(_folders_above(path))
         for folder in sorted(folders - {""}):
             names = folder.split("/")
@@ -159,11 +157,22 @@ class ModuleTable:
 
 def importable(path: str, module: str, importer: str) -> bool:
     """Can ``importer`` import ``path`` as ``module``? When its import root is the project's root, its ``src/``
-    folder (a package there is installed: the "src layout"), or a folder that holds the importer (a script's own folder, or one above it that a launch script or ``sys.path.append("..")``
-    puts on the path), or a folder below the importer's own (a script that puts its ``src/`` on the path). A module
-    of another model's tree is not, nor a file named as a standard library module outside the importer's folders."""
-    root = _import_root(path, module.count(".") + 1)
-    return root is not None and _reaches(root, module, posixpath.dirname(importer))
+    folder (a package there is installed: the "src layout"), or a folder that holds the importer (a script's own
+    folder, or one above it that a launch script or ``sys.path.append("..")`` puts on the path), or a folder below
+    the importer's own (a script that puts its ``src/`` on the path). A module of another model's tree is not, nor a
+    file named as a standard library module outside the importer's folders."""
+    names = _module_parts(path)
+    for start in range(len(names)):
+        if ".".join(names[start:]) == module:
+            return _reaches("/".join(names[:start]), module, posixpath.dirname(importer))
+    return False
+
+
+def _module_parts(path: str) -> List[str]:
+    """The names a file's dotted module name is made of, one per folder and one for the file (``a/b.c.py``:
+    ``a``, ``b.c``: a dot in a file name is no package); a package is named by its folder."""
+    names = [name for name in path.rsplit(".", 1)[0].split("/") if name]
+    return names[:-1] if len(names) > 1 and names[-1] == "__init__" else names
 
 
 def _reaches(root: str, module: str, where: str) -> bool:
@@ -171,16 +180,6 @@ def _reaches(root: str, module: str, where: str) -> bool:
     if not root or root == INSTALLED or where == root or where.startswith(root + "/"):
         return True
     return (not where or root.startswith(where + "/")) and module.split(".", 1)[0] not in STANDARD_LIBRARY
-
-
-def _import_root(path: str, names: int) -> Optional[str]:
-    """The folder a module of ``names`` dotted names at ``path`` is imported from (``a/b/src/config.py`` as
-    ``src.config``: ``a/b``; "" for the project's root); None when the path has too few folders for the name."""
-    folders = posixpath.dirname(path).split("/") if posixpath.dirname(path) else []
-    depth = names if posixpath.basename(path) == "__init__.py" else names - 1
-    if depth > len(folders):
-        return None
-    return "/".join(folders[:len(folders) - depth])
 
 
 def _shared_folders(candidate: str, importer: str) -> int:

@@ -178,6 +178,28 @@ def test_an_edit_that_links_two_parts_decides_them_together(zoo: Path, tmp_path:
     assert after == _findings(Session(SessionOptions(jobs=1)), zoo)
 
 
+def test_the_editor_decides_only_the_part_an_unsaved_edit_touches(zoo: Path, tmp_path: Path, monkeypatch):
+    editor = Session(SessionOptions(jobs=1, cache_folder=str(tmp_path / "cache")))
+    train = zoo / "cv/vit/train.py"
+    before = _findings(editor, zoo)
+    decided = _spy_on_parts(monkeypatch)
+    text = train.read_text(encoding="utf-8").replace("Head(768, 1000)", "Head(2048, 1500)")
+    editor.overlay[str(train)] = text.encode("utf-8")
+    try:
+        [unsaved] = editor.check([str(train)])
+        assert len(decided) == 1 and "cv/vit/train.py" in decided[0]
+        assert not any(path.startswith("cv/resnet/") for path in decided[0])
+        editor.check([str(zoo / "cv/resnet/train.py")])
+        assert len(decided) == 1  # the same buffer: nothing new to decide
+    finally:
+        del editor.overlay[str(train)]
+    monkeypatch.undo()
+    train.write_text(text, encoding="utf-8")
+    [saved] = Session(SessionOptions(jobs=1)).check([str(train)])
+    assert [(f.code, f.line, f.message) for f in unsaved.findings] == [(f.code, f.line, f.message) for f in saved.findings]
+    assert _findings(Session(SessionOptions(jobs=1)), zoo) != before  # the edit mattered: vit has an MSP102 of its own now
+
+
 @needs_linux
 def test_parts_decided_in_workers_report_what_one_process_reports(zoo: Path, tmp_path: Path, monkeypatch):
     pids = tmp_path / "pids.txt"
@@ -210,3 +232,12 @@ def test_a_rule_that_fails_in_two_parts_is_one_internal_error(zoo: Path, monkeyp
     assert len(errors) == 1
     assert "internal error in MSP103" in errors[0][3] and "ValueError: broken on purpose" in errors[0][3]
     assert "other files)" in errors[0][3]
+
+
+def test_a_dot_in_a_file_name_is_no_package(tmp_path: Path):
+    # ``0.quick_start.ipynb`` is the module ``notebooks.0.quick_start`` of two names, not three: a call of its own
+    # function resolves (the per-step read in its training loop was missed when it did not).
+    root = _zoo(tmp_path / "repo", {"notebooks": {"0.quick_start.py": "def train_step():\n    return 1\n\ntrain_step()\n"}})
+    project = _project(root)
+    call = next(c for c in project.python["notebooks/0.quick_start.py"].calls if c.callee.endswith("train_step"))
+    assert project.callee("notebooks/0.quick_start.py", call).name == "train_step"
