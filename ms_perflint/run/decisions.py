@@ -124,12 +124,17 @@ class PartStore:
     """The parts' findings and the files' link summaries of a project's last run, and those of this run.
 
     ``digest_of(path)`` is a file's facts digest, ``folder_key(path)`` the settings key of its folder, ``rules`` the
-    codes of the rules that run.
+    codes of the rules that run; ``held`` is what :meth:`to_json` gave in this process before (a session keeps it,
+    so that an editor's edits, never stored on disk, are decided part by part too).
     """
 
     def __init__(self, folder: Optional[str], root: str, digest_of: Callable[[str], str],
-                 folder_key: Callable[[str], str], rules: Sequence[str]) -> None:
+                 folder_key: Callable[[str], str], rules: Sequence[str], held: Optional[dict] = None) -> None:
         data = _read(folder, root) or {}
+        if held:  # what this process decided last (an editor's unsaved buffers are never written to disk)
+            data = {"parts": {**(data.get("parts") or {}), **held["parts"]},
+                    "summaries": {**(data.get("summaries") or {}), **held["summaries"]},
+                    "modules": held["modules"], "links": held["links"]}
         stored_parts, stored_summaries = data.get("parts"), data.get("summaries")
         self._stored: Dict[str, object] = stored_parts if isinstance(stored_parts, dict) else {}
         self._summaries: Dict[str, object] = stored_summaries if isinstance(stored_summaries, dict) else {}

@@ -63,6 +63,9 @@ class Session:
         #: checks a buffer whose facts did not change (a comment typed after the code, the same text sent again,
         #: a file saved as it was checked) without deciding again; the disk cache is not written for unsaved text.
         self._decided: Dict[str, Tuple[str, Dict[str, list]]] = {}
+        #: The parts' findings and files' links of each project's last decisions (by root), as the decisions cache
+        #: keeps them: an editor's edit decides only the parts it touches, though unsaved text is never stored.
+        self._held_parts: Dict[str, dict] = {}
 
     # --- configuration ----------------------------------------------------------------------------
 
@@ -224,10 +227,11 @@ class Session:
         rules = enabled_union(settings)
         parts = decisions.PartStore(cache, index.root, lambda path: index.files[path].facts_digest or
                                     index.files[path].digest, lambda path: settings_for(path).cache_key(),
-                                    [rule.code for rule in rules])
+                                    [rule.code for rule in rules], self._held_parts.get(index.root))
         raw = decide_parts(self._parts(index, parts), lambda part: self._part_project(index, part), settings_for,
                            rules, self.options.progress, parts, self.options.jobs)
         decisions.store(cache, index.root, wanted, raw, parts)
+        self._held_parts[index.root] = parts.to_json()
         self._decided[index.root] = (wanted, decisions.copied(raw))
         return raw
 
