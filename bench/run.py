@@ -8,6 +8,7 @@ and takes tens of minutes. Everything it fetches or builds lives in
     python bench/run.py                  # everything, 3 repetitions, writes docs/performance.md
     python bench/run.py --repeat 1 --no-write --skip-fixit   # a quicker look
     python bench/run.py --repeat 1 --no-write --no-baseline --only edit,jobs,memory   # some sections only
+    python bench/run.py --repeat 3 --no-write --no-baseline --only zoo --zoo ~/models/official   # a model zoo
 
 The corpus: the ``.py`` files of the ``mindspore==2.10.0`` (CPU), ``mindcv==0.3.0``
 and ``mindformers==2.1.0`` wheels from PyPI (``pip download --no-deps``), plus the
@@ -16,6 +17,11 @@ repository's ``examples/``. If the MindSpore wheel cannot be downloaded,
 says so). Every number is a ratio measured in the same run on the same files, the
 median of ``--repeat`` runs of a real process, so that a busy machine slows both
 sides of a ratio alike; CPU seconds are reported next to wall seconds for that reason.
+
+The model-zoo rows (``--zoo DIR``, section ``zoo``): a copy of a model zoo (a checkout of
+mindspore-ai/models' ``official/`` folder: many models, each a few programs, sharing module
+names) made into one project, where ``-j`` scaling, peak memory and the edit latency of one
+edited file are measured. The zoo is not on PyPI, so the section is skipped without ``--zoo``.
 
 The baseline: ``--baseline REV`` (default :data:`PREVIOUS_COMMIT`, the last commit before
 the package was rewritten into layers) is exported with ``git archive`` into
@@ -392,7 +398,7 @@ class Report:
 #: The benchmark's sections, in the order they run (``--only`` picks some): (a) full runs against the parse floor,
 #: (b) the cached re-run, (h) one edited file in the corpus project, (g) the project index alone, (c) flake8,
 #: (d) start-up for one small file, (e) -j scaling, (m) peak memory, (f) Fixit.
-SECTIONS = ("full", "cached", "edit", "index", "flake8", "startup", "jobs", "memory", "fixit")
+SECTIONS = ("full", "cached", "edit", "index", "flake8", "startup", "jobs", "memory", "zoo", "fixit")
 
 
 def _sections(text: str) -> Tuple[str, ...]:
@@ -626,6 +632,15 @@ def benchmark(args: argparse.Namespace) -> Report:
         report.rows.append(("project mode: --jobs 2 speed-up over --jobs 1 (wall; the index's analysis is spread over the "
                             "workers, the rules decide in the parent)",
                             f"{project_one.wall / project_two.wall:.2f}x", ">= 1.8x", _met(1.8, project_one.wall / project_two.wall)))
+    if "zoo" in wanted:
+        if args.zoo is None:
+            report.notes.append("The model-zoo rows were not measured in this run (no --zoo).")
+        else:
+            print("(z) a model zoo")
+            rows, notes = zoo_rows(work, args.zoo, args.zoo_edit or ZOO_EDITED_FILES, plugin, repeat, measure, alternate)
+            report.rows += rows
+            report.notes += notes
+
     if "memory" in wanted:
         # Per file, peak memory is set by the largest single file's tree (nothing accumulates across files), so
         # each step is compared with a process that only parses the same files. Project mode also holds every
@@ -736,27 +751,8 @@ def _sample_load() -> List[float]:
 def edit_latency(work: Path, root: Path, plugin: Path, paths: Sequence[str], repeat: int,
                  measure: Callable[..., Measure]) -> List[tuple]:
     """(h): one file of the corpus project edited after a cached run, then checked alone (pre-commit); the rows."""
-    edited = root / EDITED_FILE
-    original = edited.read_bytes()
-    cache = work / "edit-cache"
-    edits = iter(range(10**6))
-
-    def edit() -> None:  # a new line each time: the file's facts change, so the project is decided again
-        with open(edited, "a", encoding="utf-8") as handle:
-            handle.write(EDITED_LINE.format(n=next(edits)))
-
-    try:
-        full = measure("ms-perflint --no-cache (auto jobs, all files, project mode)", cli(plugin, "--no-cache", *paths),
-                       repeat)
-        run_once(cli(plugin, "--cache-dir", str(cache), *paths))  # the cache after a run over the project
-        one = measure(f"ms-perflint {EDITED_FILE}, just edited, cached", cli(plugin, "--cache-dir", str(cache), str(edited)),
-                      repeat, before=edit)
-        report = lambda *flags: subprocess.run([*cli(plugin, *flags), str(edited)], capture_output=True, text=True,  # noqa: E731
-                                               cwd=NEUTRAL_CWD).stdout
-        edit()
-        same = report("--cache-dir", str(cache)) == report("--no-cache")
-    finally:
-        edited.write_bytes(original)
+    full, one, same = _edited_run(root / EDITED_FILE, work / "edit-cache", paths, plugin, repeat, measure,
+                                  "all files, project mode")
     share = one.wall / full.wall
     return [
         ("one edited file in the corpus project, after a cached run (pre-commit) / full --no-cache run (wall)",
@@ -764,6 +760,73 @@ def edit_latency(work: Path, root: Path, plugin: Path, paths: Sequence[str], rep
          _met(share, 0.10)),
         ("its findings equal a --no-cache run's", "yes" if same else "NO", "yes", "met" if same else "NOT met"),
     ]
+
+
+def _edited_run(edited: Path, cache: Path, paths: Sequence[str], plugin: Path, repeat: int,
+                measure: Callable[..., Measure], what: str) -> Tuple[Measure, Measure, bool]:
+    """A full ``--no-cache`` run over ``paths``; then, after a cached run over them, ``edited`` checked alone just
+    after a line that changes its facts is appended (a new name each run); and whether that run's report equals a
+    ``--no-cache`` run's. The file is restored afterwards."""
+    original = edited.read_bytes()
+    edits = iter(range(10**6))
+
+    def edit() -> None:  # a new line each time: the file's facts change, so it is decided again
+        with open(edited, "a", encoding="utf-8") as handle:
+            handle.write(EDITED_LINE.format(n=next(edits)))
+
+    try:
+        full = measure(f"ms-perflint --no-cache (auto jobs, {what})", cli(plugin, "--no-cache", *paths), repeat)
+        run_once(cli(plugin, "--cache-dir", str(cache), *paths))  # the cache after a run over the project
+        one = measure(f"ms-perflint {edited.name}, just edited, cached ({what})",
+                      cli(plugin, "--cache-dir", str(cache), str(edited)), repeat, before=edit)
+        report = lambda *flags: subprocess.run([*cli(plugin, *flags), str(edited)], capture_output=True, text=True,  # noqa: E731
+                                               cwd=NEUTRAL_CWD).stdout
+        edit()
+        same = report("--cache-dir", str(cache)) == report("--no-cache")
+    finally:
+        edited.write_bytes(original)
+    return full, one, same
+
+
+#: The files of a mindspore-ai/models ``official/`` checkout the zoo's edit rows edit: one of the largest model's
+#: (its part holds 97 files) and a typical one's (33 files; the median part with a training script holds 29).
+ZOO_EDITED_FILES = ("cv/ResNet/src/resnet.py", "cv/VIT/src/vit.py")
+
+
+def zoo_rows(work: Path, zoo: Path, edited: Sequence[str], plugin: Path, repeat: int, measure: Callable[..., Measure],
+             alternate: Callable[..., List[Measure]]) -> Tuple[List[tuple], List[str]]:
+    """(z): a model zoo made into one project: -j2 against -j1, peak memory, one edited file; the rows and notes."""
+    project = work / "zoo"
+    shutil.copytree(zoo, project, ignore=shutil.ignore_patterns(".git"))
+    (project / "pyproject.toml").write_text("[project]\nname = 'zoo'\n")
+    files = [path for path in project.rglob("*.py")]
+    one, two = alternate([("ms-perflint --no-cache -j1, the zoo project", cli(plugin, "--no-cache", "-j", "1", str(project))),
+                          ("ms-perflint --no-cache -j2, the zoo project", cli(plugin, "--no-cache", "-j", "2", str(project)))])
+    rows = [
+        ("zoo project mode: --jobs 2 speed-up over --jobs 1 (wall; parts decided in the workers)",
+         f"{one.wall / two.wall:.2f}x", ">= 1.8x", _met(1.8, one.wall / two.wall)),
+        ("zoo peak RSS, project mode --no-cache: -j1 / -j2 (largest process)",
+         f"{one.max_rss_mib:.0f} / {two.max_rss_mib:.0f} MiB", "", ""),
+    ]
+    for relative in edited:
+        full, just, same = _edited_run(project / relative, work / "zoo-cache", [str(project)], plugin, repeat, measure,
+                                       "the zoo project")
+        share = just.wall / full.wall
+        rows += [
+            (f"zoo: {relative} edited, after a cached run (pre-commit) / full --no-cache run (wall)",
+             f"{just.wall:.2f} s / {full.wall:.2f} s = {share:.0%} (CPU {just.cpu / full.cpu:.0%}), peak RSS "
+             f"{just.max_rss_mib:.0f} MiB", "<= 10%, about 1 s", _met(share, 0.10)),
+            (f"zoo: {relative} edited: findings equal a --no-cache run's", "yes" if same else "NO", "yes",
+             "met" if same else "NOT met"),
+        ]
+    notes = [
+        f"Zoo rows: {zoo} copied into one project ({len(files)} Python files, a pyproject.toml at its top). Each "
+        f"edit row appends `{EDITED_LINE.strip().format(n='N')}` (a new name each run) to the file after a cached run "
+        "of the whole zoo and times `ms-perflint <that file>`; only the part that file belongs to is decided again. "
+        "The full run it is set against uses automatic jobs (two workers here). The -j rows alternate their runs."
+    ]
+    shutil.rmtree(project, ignore_errors=True)
+    return rows, notes
 
 
 def start_up(work: Path, tools: Sequence[Tuple[Path, Callable[[str], str], Dict[str, float]]], repeat: int,
@@ -1019,6 +1082,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--baseline", default=PREVIOUS_COMMIT, metavar="REV",
                         help="the revision of this repository measured alongside, in the same run (default: %(default)s)")
     parser.add_argument("--no-baseline", action="store_true", help="do not measure a baseline revision")
+    parser.add_argument("--zoo", type=Path, help="a model zoo folder (mindspore-ai/models' official/) for the zoo rows")
+    parser.add_argument("--zoo-edit", action="append", metavar="PATH",
+                        help=f"a zoo file an edit row edits (repeatable; default: {', '.join(ZOO_EDITED_FILES)})")
     parser.add_argument("--only", type=_sections, default=SECTIONS, metavar="SECTION,...",
                         help=f"measure only these sections (of {', '.join(SECTIONS)}; default: all); "
                              "docs/performance.md is written only from a run of all of them")
