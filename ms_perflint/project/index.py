@@ -131,12 +131,14 @@ class ProjectIndex:
         """``{relative path: facts}`` of every file that has facts (loading cached ones on first use)."""
         return self.facts_of(list(self.files))
 
-    def facts_of(self, paths: Sequence[str]) -> Dict[str, Any]:
+    def facts_of(self, paths: Sequence[str], keep: bool = True) -> Dict[str, Any]:
         """``{relative path: facts}`` of those of ``paths`` that have facts (loading cached ones on first use).
 
         A stored entry is taken only if it is the text whose digest the manifest holds: one changed by anything but
         this tool (an edit, a damaged disk) is a miss, whatever it holds -- valid JSON with a wrong type would read
-        back and fail in a rule. A file whose entry is missing or does not read back is analysed again.
+        back and fail in a rule. A file whose entry is missing or does not read back is analysed again. Without
+        ``keep``, facts read from the store are not kept in the index: a run that decides part by part holds one
+        part's facts at a time.
         """
         analysed = []
         found = {}
@@ -145,7 +147,7 @@ class ProjectIndex:
             if record is None:
                 continue
             try:
-                facts = self._loaded(path, record)
+                facts = self._loaded(path, record, keep)
             except ValueError:  # a damaged entry in the store is a miss: analyse the file again
                 record = self.files[path] = extract_record(path, self.absolute(path), record.kind, self.max_size)
                 analysed.append(path)
@@ -156,12 +158,15 @@ class ProjectIndex:
         self._store_facts(analysed)
         return found
 
-    def _loaded(self, path: str, record: IndexedFile) -> Any:
-        """A record's facts, read from the store when it has none in memory; raises ValueError on a miss."""
+    def _loaded(self, path: str, record: IndexedFile, keep: bool = True) -> Any:
+        """A record's facts, read from the store when it has none in memory (kept on the record with ``keep``);
+        raises ValueError on a miss."""
         if record.facts is None and record.raw is None and record.error is None and self.cache_folder is not None:
             entry = _read_stored_facts(self._facts_path(path, record.digest), record.facts_digest)
             if not (isinstance(entry, dict) and entry.get("kind") in ("python", "yaml", "shell")):
                 raise ValueError("no stored facts")
+            if not keep:
+                return IndexedFile(record.kind, record.size, record.mtime_ns, record.digest, raw=entry).loaded_facts()
             record.raw = entry
         return record.loaded_facts()
 

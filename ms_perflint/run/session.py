@@ -249,16 +249,17 @@ class Session:
                 summaries[path] = summary
             elif record.error is None:
                 missing.append(path)
-        for path, facts in index.facts_of(missing).items():
+        for path, facts in index.facts_of(missing, keep=False).items():
             summaries[path] = summary_of(path, facts)
             store.keep_summary(path, summaries[path])
         modules = {path: module_name(path) for path, summary in summaries.items() if summary.kind == "python"}
         return partition(summaries, modules, store.links(modules_digest(modules)))
 
     def _part_project(self, index, part: Sequence[str]):
+        """A part's project, from facts read for it alone (not kept: the next part's replace them)."""
         from ms_perflint.project.model import Project
 
-        return Project(index.root, index.facts_of(part), texts=self.texts(index))
+        return Project(index.root, index.facts_of(part, keep=False), texts=self.texts(index))
 
     def texts(self, index) -> Callable[[str], Optional[str]]:
         """A project's reader of its files' decoded texts (the overlay's where this session holds one), for the

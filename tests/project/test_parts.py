@@ -151,7 +151,8 @@ def test_an_edit_decides_only_the_part_it_touches_and_reports_what_a_run_from_no
     decided = _spy_on_parts(monkeypatch)
     read: List[str] = []
     real_facts_of = ProjectIndex.facts_of
-    monkeypatch.setattr(ProjectIndex, "facts_of", lambda self, paths: read.extend(paths) or real_facts_of(self, paths))
+    monkeypatch.setattr(ProjectIndex, "facts_of", lambda self, paths, **kwargs: read.extend(paths) or real_facts_of(
+        self, paths, **kwargs))
     blocks = zoo / "cv/resnet/nets/blocks.py"
     blocks.write_text(blocks.read_text(encoding="utf-8").replace("nn.Dense(inputs, outputs)", "nn.Dense(inputs, 2048)"),
                       encoding="utf-8")  # the head's width is aligned now: its MSP102 goes
@@ -241,3 +242,17 @@ def test_a_dot_in_a_file_name_is_no_package(tmp_path: Path):
     project = _project(root)
     call = next(c for c in project.python["notebooks/0.quick_start.py"].calls if c.callee.endswith("train_step"))
     assert project.callee("notebooks/0.quick_start.py", call).name == "train_step"
+
+
+def test_a_cached_run_keeps_no_part_facts_it_read_from_the_store(zoo: Path, tmp_path: Path):
+    # Peak memory of a run that decides from the cache: each part's facts are read for that part and let go, so the
+    # index holds none of them afterwards (the edited file's own facts, analysed in this run, stay).
+    cache = str(tmp_path / "cache")
+    _findings(Session(SessionOptions(jobs=1, cache_folder=cache)), zoo)
+    blocks = zoo / "cv/resnet/nets/blocks.py"
+    blocks.write_text(blocks.read_text(encoding="utf-8") + "\nWIDTH = 3\n", encoding="utf-8")
+    session = Session(SessionOptions(jobs=1, cache_folder=cache))
+    _findings(session, zoo)
+    [index] = session._indexes.values()
+    held = sorted(path for path, record in index.files.items() if record.facts is not None or record.raw is not None)
+    assert held == ["cv/resnet/nets/blocks.py"]
