@@ -115,7 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="check every file alone, not with the programs of its project")
     performance = parser.add_argument_group("performance")
     performance.add_argument("-j", "--jobs", type=_job_count, default=0, metavar="N",
-                             help="worker processes (default: auto, one per 8 files to analyse, at most one per core)")
+                             help="worker processes (default: auto, one per 8 files to analyse, at most one per core; "
+                                  "a project's parts are decided in them from 200 files)")
     performance.add_argument("--no-cache", action="store_true", help="neither read nor write the project indexes on disk")
     performance.add_argument("--cache-dir", metavar="DIR", help="where project indexes are kept (default: .ms_perflint_cache in the project root)")
     profiling = parser.add_argument_group("profile (docs/profile.md)")

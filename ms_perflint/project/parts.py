@@ -91,10 +91,13 @@ def config_belongs(config: str, entry: str) -> bool:
 def shell_belongs(shell: str, entry: str) -> bool:
     """A launch script runs an entry of its own tree: the entry lives under the script's folder (or the folder
     above a ``scripts/`` folder). A ``run_train.sh`` of another sub-project that also runs a ``train.py`` does not."""
-    base = posixpath.dirname(shell)
-    if posixpath.basename(base) in SCRIPT_FOLDERS:
-        base = posixpath.dirname(base)
+    base = _shell_base(shell)
     return not base or entry.startswith(base + "/")
+
+
+def _shell_base(shell: str) -> str:
+    base = posixpath.dirname(shell)
+    return posixpath.dirname(base) if posixpath.basename(base) in SCRIPT_FOLDERS else base
 
 
 def _home(entry: str) -> str:
@@ -237,21 +240,26 @@ def partition(summaries: Dict[str, Summary], modules: Dict[str, str],
             joined.join(path, other)
     entries = sorted(path for path, summary in summaries.items() if summary.runs)
     by_home: Dict[str, List[str]] = {}
-    by_name: Dict[str, List[str]] = {}
     for entry in entries:
         by_home.setdefault(_home(entry), []).append(entry)
-        by_name.setdefault(posixpath.basename(entry), []).append(entry)
     for path, summary in summaries.items():
         if summary.kind == CONFIG_PART:
             for folder in _folders_above(path):
                 for entry in by_home.get(folder, ()):
                     joined.join(path, entry)
-        elif summary.kind == SHELL_PART:
-            for script in summary.scripts:
-                for entry in by_name.get(posixpath.basename(script), ()):
-                    if shell_belongs(path, entry):
-                        joined.join(path, entry)
+        elif summary.kind == SHELL_PART and summary.scripts:
+            names = {posixpath.basename(script) for script in summary.scripts}
+            for entry in _under(entries, _shell_base(path)):
+                if posixpath.basename(entry) in names:
+                    joined.join(path, entry)
     return joined.groups()
+
+
+def _under(paths: List[str], folder: str) -> List[str]:
+    """The paths (sorted) under ``folder`` ("" : all of them)."""
+    if not folder:
+        return paths
+    return paths[bisect.bisect_left(paths, folder + "/"):bisect.bisect_left(paths, folder + "0")]
 
 
 def _folders_above(path: str) -> Iterable[str]:

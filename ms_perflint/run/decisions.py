@@ -140,6 +140,7 @@ class PartStore:
         self._summaries: Dict[str, object] = stored_summaries if isinstance(stored_summaries, dict) else {}
         self._digest_of = digest_of
         self._folder_key = folder_key
+        self._folder_keys: Dict[str, str] = {}  # settings apply per folder
         self._rules = "\0".join(sorted(rules))
         #: This run's parts' findings (JSON) and files' summaries: what the next run finds.
         self._parts: Dict[str, object] = {}
@@ -156,7 +157,10 @@ class PartStore:
         """What a part's findings depend on: its files, the rules that run, its folders' settings and the tool."""
         digest = hashlib.sha256(f"{tool_fingerprint()}\0{self._rules}".encode())
         for path in part:
-            digest.update(f"\0{path}\0{self._digest_of(path)}\0{self._folder_key(path)}".encode(
+            folder = path.rpartition("/")[0]
+            if folder not in self._folder_keys:
+                self._folder_keys[folder] = self._folder_key(path)
+            digest.update(f"\0{path}\0{self._digest_of(path)}\0{self._folder_keys[folder]}".encode(
                 "utf-8", "surrogateescape"))
         return digest.hexdigest()
 
