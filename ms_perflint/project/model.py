@@ -24,7 +24,6 @@ comprehension), :attr:`Project.inference` asks astroid
 from __future__ import annotations
 
 import os
-import posixpath
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 

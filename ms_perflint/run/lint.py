@@ -168,6 +168,9 @@ class _DecidePart(Work):
         text = f"deciding the part of {part[0]} crashed its worker process ({why})"
         return {}, {rule.code: [(part[0], "Crash", text)] for rule in self.rules}
 
+    def path(self, part) -> str:
+        return part[0]
+
     def weight(self, part) -> int:
         return len(part)
 
