@@ -1057,13 +1057,16 @@ HOW_IT_IS_FAST = """\
 - **Caches.** In `.ms_perflint_cache/` (`--no-cache` keeps everything in memory, `--cache-dir`
   moves it): the project index's manifest (each file's size, modification time and content hash),
   each file's facts keyed by its content, its path and the analysis code, and the project's
-  decisions keyed by the index digest, the rules, the settings and the tool's own sources. A re-run
-  of an unchanged project stats each file, finds its decisions stored, and loads no facts and runs
-  no rule; a just-edited file is analysed again and the rules decide from the stored facts.
+  decisions keyed by the index digest, the rules, the settings and the tool's own sources, with each
+  part's findings keyed by its files and each file's links. A re-run of an unchanged project stats
+  each file, finds its decisions stored, and loads no facts and runs no rule; after an edit, only the
+  edited files are analysed and linked again, and only the parts holding them are decided, from the
+  facts of their files alone.
 - **Pool.** `--jobs` (default: one worker per 8 files to analyse, at most one per core) forks
-  workers that analyse the index's files, largest first, and send back plain facts; the rules then
-  decide once, in the parent. A worker that crashes costs a re-run of the files it had started,
-  each alone. With `--no-project` each file is checked alone in the main process.
+  workers that analyse the index's files, largest first, and send back plain facts; the parts to
+  decide are then spread over forked workers too (from 200 files, or as `--jobs` says), heaviest
+  first. A worker that crashes costs a re-run of the files it had started, each alone. With
+  `--no-project` each file is checked alone in the main process.
 - **flake8.** The plugin asks flake8 which MSP codes are selected and returns at once when none is;
   `tests/test_flake8.py` checks that `flake8 --select E,F,W` never imports libcst.
 """
