@@ -798,6 +798,15 @@ def zoo_rows(work: Path, zoo: Path, edited: Sequence[str], plugin: Path, repeat:
     """(z): a model zoo made into one project: -j2 against -j1, peak memory, one edited file; the rows and notes."""
     outside = Path(tempfile.mkdtemp(prefix="ms-perflint-bench-zoo-"))  # bench/.corpus is git-ignored: a folder
     project = outside / "zoo"                                            # there would be walked as holding no files
+    try:
+        return _zoo_rows(zoo, project, edited, plugin, repeat, measure, alternate, work)
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
+
+
+def _zoo_rows(zoo: Path, project: Path, edited: Sequence[str], plugin: Path, repeat: int,
+              measure: Callable[..., Measure], alternate: Callable[..., List[Measure]],
+              work: Path) -> Tuple[List[tuple], List[str]]:
     shutil.copytree(zoo, project, ignore=shutil.ignore_patterns(".git"))
     (project / "pyproject.toml").write_text("[project]\nname = 'zoo'\n")
     files = [path for path in project.rglob("*.py")]
@@ -826,7 +835,6 @@ def zoo_rows(work: Path, zoo: Path, edited: Sequence[str], plugin: Path, repeat:
         "of the whole zoo and times `ms-perflint <that file>`; only the part that file belongs to is decided again. "
         "The full run it is set against uses automatic jobs (two workers here). The -j rows alternate their runs."
     ]
-    shutil.rmtree(outside, ignore_errors=True)
     return rows, notes
 
 

@@ -37,6 +37,7 @@ TEST_FOLDERS = frozenset(("tests", "test", "testing", "unittest", "unittests", "
 INSTALLED = "src"
 
 PYTHON_PART, CONFIG_PART, SHELL_PART, OTHER_PART = "python", "config", "shell", "other"
+KINDS = (PYTHON_PART, CONFIG_PART, SHELL_PART, OTHER_PART)
 
 
 @dataclass(frozen=True)
@@ -54,9 +55,17 @@ class Summary:
 
     @classmethod
     def from_json(cls, data: Sequence[object]) -> "Summary":
-        """Raises on anything that is not a summary (the caller treats that as a miss)."""
+        """Raises ValueError on anything that is not a summary (the caller treats that as a miss)."""
+        if not isinstance(data, list) or len(data) != 4:
+            raise ValueError("not a summary")
         kind, imports, runs, scripts = data
-        return cls(str(kind), tuple(str(i) for i in imports), bool(runs), tuple(str(s) for s in scripts))
+        if kind not in KINDS or not isinstance(runs, bool) or not _strings(imports) or not _strings(scripts):
+            raise ValueError("not a summary")
+        return cls(kind, tuple(imports), runs, tuple(scripts))  # type: ignore[arg-type]
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def summary_of(path: str, facts: object) -> Summary:

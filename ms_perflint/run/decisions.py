@@ -130,14 +130,13 @@ class PartStore:
 
     def __init__(self, folder: Optional[str], root: str, digest_of: Callable[[str], str],
                  folder_key: Callable[[str], str], rules: Sequence[str], held: Optional[dict] = None) -> None:
-        data = _read(folder, root) or {}
+        stored = _tables(_read(folder, root) or {})
         if held:  # what this process decided last (an editor's unsaved buffers are never written to disk)
-            data = {"parts": {**(data.get("parts") or {}), **held["parts"]},
-                    "summaries": {**(data.get("summaries") or {}), **held["summaries"]},
-                    "modules": held["modules"], "links": held["links"]}
-        stored_parts, stored_summaries = data.get("parts"), data.get("summaries")
-        self._stored: Dict[str, object] = stored_parts if isinstance(stored_parts, dict) else {}
-        self._summaries: Dict[str, object] = stored_summaries if isinstance(stored_summaries, dict) else {}
+            kept = _tables(held)
+            stored = {name: {**stored[name], **kept[name]} for name in ("parts", "summaries")} | {
+                "links": kept["links"], "modules": kept["modules"]}
+        self._stored: Dict[str, object] = stored["parts"]
+        self._summaries: Dict[str, object] = stored["summaries"]
         self._digest_of = digest_of
         self._folder_key = folder_key
         self._folder_keys: Dict[str, str] = {}  # settings apply per folder
@@ -145,9 +144,8 @@ class PartStore:
         #: This run's parts' findings (JSON) and files' summaries: what the next run finds.
         self._parts: Dict[str, object] = {}
         self._kept_summaries: Dict[str, list] = {}
-        stored_links = data.get("links")
-        self._stored_links: Dict[str, object] = stored_links if isinstance(stored_links, dict) else {}
-        self._stored_modules = data.get("modules")
+        self._stored_links: Dict[str, object] = stored["links"]
+        self._stored_modules = stored["modules"]
         self._modules = ""
         self._kept_links: Dict[str, List[str]] = {}
         #: Files whose stored summaries were taken (their facts did not change): their stored links hold.
@@ -212,5 +210,17 @@ class PartStore:
         return self._kept_links
 
     def to_json(self) -> dict:
-        return {"parts": self._parts, "summaries": self._kept_summaries, "modules": self._modules,
-                "links": self._kept_links}
+        return {"tool": tool_fingerprint(), "parts": self._parts, "summaries": self._kept_summaries,
+                "modules": self._modules, "links": self._kept_links}
+
+
+def _tables(data: dict) -> dict:
+    """The part tables of a decisions file (or of what a session held), each a dict, empty when it is not one or
+    when another build of the tool wrote it: how files link and what they say about links depend on the tool's code
+    and on the Python running it (its standard library), not only on the files' facts."""
+    if data.get("tool") != tool_fingerprint():
+        data = {}
+    tables = {name: data.get(name) for name in ("parts", "summaries", "links")}
+    found = {name: table if isinstance(table, dict) else {} for name, table in tables.items()}
+    found["modules"] = data.get("modules") if isinstance(data.get("modules"), str) else ""
+    return found

@@ -84,7 +84,21 @@ def decide_parts(parts: Sequence[Sequence[str]], make: Callable[[Sequence[str]],
         if rule.code in failures:
             error = Finding(INTERNAL_ERROR, _failure_message(rule, failures[rule.code]))
             findings.setdefault(PROJECT_WIDE, []).append(error)
+    if CRASHED in failures:
+        findings.setdefault(PROJECT_WIDE, []).append(Finding(INTERNAL_ERROR, _crash_message(failures[CRASHED])))
     return findings
+
+
+#: Where a part whose worker died records its failure: no rule is known to have caused it.
+CRASHED = ""
+
+
+def _crash_message(crashes: Sequence[Failure]) -> str:
+    """One line for the parts whose worker process died: the first part's first file, how many parts, why."""
+    path, _, why = crashes[0]
+    others = f" (and {len(crashes) - 1} other part{'s' if len(crashes) > 2 else ''})" if len(crashes) > 1 else ""
+    return (f"internal error: deciding the files linked with {path}{others} crashed its worker process ({why}); "
+            f"their findings are missing -- please report this")
 
 
 #: A rule's failure: the file it was deciding (None: outside any), the error's type name and its text.
@@ -165,8 +179,7 @@ class _DecidePart(Work):
         return _decide_part(self.make(part), self.settings_for, self.rules)
 
     def crashed(self, part, why: str):
-        text = f"deciding the part of {part[0]} crashed its worker process ({why})"
-        return {}, {rule.code: [(part[0], "Crash", text)] for rule in self.rules}
+        return {}, {CRASHED: [(part[0], "Crash", why)]}
 
     def path(self, part) -> str:
         return part[0]
@@ -217,6 +230,8 @@ def host_of(error: Finding, checked: Sequence[str], shows: Callable[[str, str], 
     is checked and the rule is on there, else the first checked file where the rule is on; None when none is.
     ``shows(rule code, relative path)`` says whether a file shows that rule."""
     code, deciding = failed_rule(error)
+    if not code:  # a part whose worker died: no rule to be on, shown by the first checked file
+        return checked[0] if checked else None
     if deciding is not None and deciding in checked and shows(code, deciding):
         return deciding
     return next((relative for relative in checked if shows(code, relative)), None)

@@ -256,3 +256,82 @@ def test_a_cached_run_keeps_no_part_facts_it_read_from_the_store(zoo: Path, tmp_
     [index] = session._indexes.values()
     held = sorted(path for path, record in index.files.items() if record.facts is not None or record.raw is not None)
     assert held == ["cv/resnet/nets/blocks.py"]
+
+
+def _decisions_file(cache: str) -> Path:
+    [found] = Path(cache).glob("decisions-*.json")
+    return found
+
+
+def _edit_a_comment_free_line(zoo: Path) -> None:
+    unused = zoo / "cv/resnet/unused.py"
+    unused.write_text(unused.read_text(encoding="utf-8") + "OTHER = 2\n", encoding="utf-8")  # new facts, no link
+
+
+def test_links_and_summaries_stored_by_another_build_of_the_tool_are_not_used(zoo: Path, tmp_path: Path):
+    # How files link depends on the tool's code and the Python running it (its standard library), not only on the
+    # files' facts: a cache another build wrote (here: links emptied, as a build that linked nothing would store)
+    # must not decide this build's parts.
+    import json
+
+    cache = str(tmp_path / "cache")
+    _findings(Session(SessionOptions(jobs=1, cache_folder=cache)), zoo)
+    stored = _decisions_file(cache)
+    data = json.loads(stored.read_text(encoding="utf-8"))
+    data["tool"] = "another build"
+    data["links"] = {path: [] for path in data["links"]}
+    stored.write_text(json.dumps(data), encoding="utf-8")
+    _edit_a_comment_free_line(zoo)
+    assert _findings(Session(SessionOptions(jobs=1, cache_folder=cache)), zoo) == _findings(
+        Session(SessionOptions(jobs=1)), zoo)
+
+
+@pytest.mark.parametrize("damage", [{"parts": [1]}, {"summaries": "x"}, {"links": 3, "modules": []},
+                                    {"summaries": {"cv/resnet/train.py": ["d", "python"]}}])
+def test_a_damaged_decisions_file_is_a_miss_for_a_session_that_holds_parts(zoo: Path, tmp_path: Path, damage):
+    import json
+
+    cache = str(tmp_path / "cache")
+    session = Session(SessionOptions(jobs=1, cache_folder=cache))
+    _findings(session, zoo)
+    stored = _decisions_file(cache)
+    data = json.loads(stored.read_text(encoding="utf-8"))
+    data.update(damage)
+    stored.write_text(json.dumps(data), encoding="utf-8")
+    _edit_a_comment_free_line(zoo)
+    assert _findings(session, zoo) == _findings(Session(SessionOptions(jobs=1)), zoo)
+
+
+def test_a_summary_that_is_not_one_does_not_read_back():
+    from ms_perflint.project.parts import Summary
+
+    good = Summary("python", ("a.b",), True, ())
+    assert Summary.from_json(good.to_json()) == good
+    for bad in (["[1]", [], False, []], "abcd", ["python", "a", True, []], ["python", [], 1, []], ["shell", [], False, [2]]):
+        with pytest.raises(ValueError):
+            Summary.from_json(bad)
+
+
+@needs_linux
+def test_a_part_that_kills_its_worker_is_one_internal_error_and_the_other_parts_report(zoo: Path, monkeypatch):
+    from ms_perflint.rules.msp103_sync_checkpoint_save import SyncCheckpointSave
+
+    real = SyncCheckpointSave.check
+
+    def dies_in_vit(self, check):
+        if any(path.startswith("cv/vit/") for path in check.project.python):
+            os._exit(3)
+        return real(self, check)
+
+    alone = _findings(Session(SessionOptions(jobs=1)), zoo)
+    monkeypatch.setattr(SyncCheckpointSave, "check", dies_in_vit)
+    found = _findings(Session(SessionOptions(jobs=2)), zoo)
+    errors = [f for findings in found.values() for f in findings if f[0] == "MSP000"]
+    assert len(errors) == 1
+    assert errors[0][3].startswith("internal error: deciding the files linked with cv/vit/")
+    assert "crashed its worker process (exit code 3)" in errors[0][3] and "MSP1" not in errors[0][3]
+    resnet = {path: f for path, f in alone.items() if path.startswith("cv/resnet/")}
+    assert resnet and all(found.get(path) == f or (path in found and set(f) <= set(found[path]))
+                          for path, f in resnet.items())
+    assert not any(path.startswith("cv/vit/") and any(f[0] != "MSP000" for f in findings)
+                   for path, findings in found.items())
