@@ -80,14 +80,19 @@ class IndexedFile:
         Raises ValueError when the stored facts do not read back (the caller analyses the file again).
         """
         if self.facts is None and self.raw is not None:
-            from ms_perflint.analysis.facts import facts_from_json
-
             raw, self.raw = self.raw, None
-            try:
-                self.facts = facts_from_json(raw)
-            except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as error:
-                raise ValueError(f"stored facts are not valid: {error}") from None
+            self.facts = _facts_from(raw)
         return self.facts
+
+
+def _facts_from(raw: Any) -> Any:
+    """Facts from their stored JSON form; raises ValueError when they do not read back."""
+    from ms_perflint.analysis.facts import facts_from_json
+
+    try:
+        return facts_from_json(raw)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as error:
+        raise ValueError(f"stored facts are not valid: {error}") from None
 
 
 #: ``extract(jobs)``: analyse ``(relative, path, kind)`` jobs, returning records in the same order.
@@ -166,7 +171,7 @@ class ProjectIndex:
             if not (isinstance(entry, dict) and entry.get("kind") in ("python", "yaml", "shell")):
                 raise ValueError("no stored facts")
             if not keep:
-                return IndexedFile(record.kind, record.size, record.mtime_ns, record.digest, raw=entry).loaded_facts()
+                return _facts_from(entry)
             record.raw = entry
         return record.loaded_facts()
 

@@ -122,7 +122,7 @@ class Project:
         #: JSON configs, read as YAML: a source of config values only (no rule writes into them).
         self.json: Dict[str, YamlFacts] = {p: f for p, f in configs.items() if p.lower().endswith(".json")}
         self.shell: Dict[str, ShellFacts] = {p: f for p, f in files.items() if isinstance(f, ShellFacts)}
-        self.modules = ModuleTable({path: facts.module for path, facts in self.python.items()})
+        self.modules = ModuleTable(self.python)
         self._symbols: Dict[Tuple[str, str], Optional[Symbol]] = {}
         self._targets: Dict[Tuple[str, int], Tuple[ScopeRef, ...]] = {}
         self._edges: Optional[Dict[ScopeRef, Set[ScopeRef]]] = None

@@ -100,32 +100,28 @@ def config_belongs(config: str, entry: str) -> bool:
 def shell_belongs(shell: str, entry: str) -> bool:
     """A launch script runs an entry of its own tree: the entry lives under the script's folder (or the folder
     above a ``scripts/`` folder). A ``run_train.sh`` of another sub-project that also runs a ``train.py`` does not."""
-    base = _shell_base(shell)
+    base = _home(shell)
     return not base or entry.startswith(base + "/")
 
 
-def _shell_base(shell: str) -> str:
-    base = posixpath.dirname(shell)
-    return posixpath.dirname(base) if posixpath.basename(base) in SCRIPT_FOLDERS else base
-
-
-def _home(entry: str) -> str:
-    """The folder an entry's configs live under: its own, or the one above its scripts folder."""
-    base = posixpath.dirname(entry)
+def _home(path: str) -> str:
+    """The folder a script's tree starts at: its own, or the one above its scripts folder (an entry's configs live
+    under it; a launch script runs the entries under it)."""
+    base = posixpath.dirname(path)
     return posixpath.dirname(base) if posixpath.basename(base) in SCRIPT_FOLDERS else base
 
 
 class ModuleTable:
     """The dotted module names of a project's Python files, and which file a name means in an importer."""
 
-    def __init__(self, modules: Dict[str, str]) -> None:
+    def __init__(self, paths: Iterable[str]) -> None:
         #: Every dotted suffix of every file's module name -> the files it names, each with the folder it is
         #: imported from under that name (``src.config`` names each ``<model>/src/config.py``, from ``<model>``).
         self._by_module: Dict[str, List[Tuple[str, str]]] = {}
         #: The same for the folders that hold modules (packages, with or without ``__init__.py``).
         self._folders: Dict[str, List[Tuple[str, str]]] = {}
         folders: Set[str] = set()
-        for path in sorted(modules):
+        for path in sorted(paths):
             names = _module_parts(path)
             for start in range(len(names)):
                 self._by_module.setdefault(".".join(names[start:]), []).append((path, "/".join(names[:start])))
@@ -137,7 +133,7 @@ class ModuleTable:
         self._seen: Dict[Tuple[str, str], List[str]] = {}
 
     def candidates(self, module: str, importer: str) -> List[str]:
-        """The files ``importer`` can import as ``module`` (:func:`importable`)."""
+        """The files ``importer`` can import as ``module`` (:func:`_reaches`)."""
         where = posixpath.dirname(importer)
         key = (module, where)
         found = self._seen.get(key)
@@ -167,19 +163,6 @@ class ModuleTable:
             return candidates[0]
         return min(candidates, key=lambda c: (-_shared_folders(c, importer), len(c), c))
 
-def importable(path: str, module: str, importer: str) -> bool:
-    """Can ``importer`` import ``path`` as ``module``? When its import root is the project's root, its ``src/``
-    folder (a package there is installed: the "src layout"), or a folder that holds the importer (a script's own
-    folder, or one above it that a launch script or ``sys.path.append("..")`` puts on the path), or a folder below
-    the importer's own (a script that puts its ``src/`` on the path). A module of another model's tree is not, nor a
-    file named as a standard library module outside the importer's folders."""
-    names = _module_parts(path)
-    for start in range(len(names)):
-        if ".".join(names[start:]) == module:
-            return _reaches("/".join(names[:start]), module, posixpath.dirname(importer))
-    return False
-
-
 def _module_parts(path: str) -> List[str]:
     """The names a file's dotted module name is made of, one per folder and one for the file (``a/b.c.py``:
     ``a``, ``b.c``: a dot in a file name is no package); a package is named by its folder."""
@@ -188,7 +171,11 @@ def _module_parts(path: str) -> List[str]:
 
 
 def _reaches(root: str, module: str, where: str) -> bool:
-    """Is a module imported from the folder ``root`` importable as ``module`` in the folder ``where``?"""
+    """Can a file in the folder ``where`` import, as ``module``, a module whose import root is ``root``? When that root
+    is the project's root, its ``src/`` folder (a package there is installed: the "src layout"), or a folder that
+    holds the importer (a script's own folder, or one above it that a launch script or ``sys.path.append("..")``
+    puts on the path), or a folder below the importer's own (a script that puts its ``src/`` on the path). A module
+    of another model's tree is not, nor a file named as a standard library module outside the importer's folders."""
     if not root or root == INSTALLED or where == root or where.startswith(root + "/"):
         return True
     return (not where or root.startswith(where + "/")) and module.split(".", 1)[0] not in STANDARD_LIBRARY
@@ -225,26 +212,21 @@ def links(path: str, summary: Summary, table: ModuleTable) -> Set[str]:
 FOLDER = "/"
 
 
-def partition(summaries: Dict[str, Summary], modules: Dict[str, str],
-              known: Optional[Dict[str, List[str]]] = None) -> List[List[str]]:
+def partition(summaries: Dict[str, Summary], known: Optional[Dict[str, List[str]]] = None) -> List[List[str]]:
     """The parts of a project: sorted lists of root-relative paths, in the order of their first paths.
-    ``modules`` gives each Python file's dotted module name. ``known`` holds Python files' :func:`links` found
-    before with the same modules and summaries; the others' are added to it."""
+    ``known`` holds Python files' :func:`links` found before with the same Python files (:func:`python_digest`)
+    and summaries; the others' are added to it."""
     known = {} if known is None else known
+    python = sorted(path for path, summary in summaries.items() if summary.kind == PYTHON_PART)
     table: Optional[ModuleTable] = None
     joined = _Joined(summaries)
-    python = sorted(modules)
-    for path, summary in summaries.items():
-        if summary.kind != PYTHON_PART:
-            continue
+    for path in python:
         if path not in known:
-            table = table or ModuleTable(modules)
-            known[path] = sorted(links(path, summary, table))
+            table = table or ModuleTable(python)
+            known[path] = sorted(links(path, summaries[path], table))
         for other in known[path]:
             if other.startswith(FOLDER) and joined.add(other):
-                start = bisect.bisect_left(python, other[1:] + "/")
-                end = bisect.bisect_left(python, other[1:] + "0")  # "0" follows "/" in code point order
-                for below in python[start:end]:
+                for below in _under(python, other[1:]):
                     joined.join(other, below)
             joined.join(path, other)
     entries = sorted(path for path, summary in summaries.items() if summary.runs)
@@ -258,7 +240,7 @@ def partition(summaries: Dict[str, Summary], modules: Dict[str, str],
                     joined.join(path, entry)
         elif summary.kind == SHELL_PART and summary.scripts:
             names = {posixpath.basename(script) for script in summary.scripts}
-            for entry in _under(entries, _shell_base(path)):
+            for entry in _under(entries, _home(path)):
                 if posixpath.basename(entry) in names:
                     joined.join(path, entry)
     return joined.groups()
@@ -317,16 +299,12 @@ class _Joined:
         return sorted(grouped.values())
 
 
-def modules_digest(modules: Dict[str, str]) -> str:
-    """A hash of a project's module names (what :func:`links` depend on besides a file's own summary)."""
-    return hashlib.sha256("\0".join(f"{path}\0{name}" for path, name in sorted(modules.items())).encode(
-        "utf-8", "surrogateescape")).hexdigest()
+def python_digest(summaries: Dict[str, Summary]) -> str:
+    """A hash of a project's Python files (their paths name its modules: what :func:`links` depend on besides a
+    file's own summary)."""
+    paths = sorted(path for path, summary in summaries.items() if summary.kind == PYTHON_PART)
+    return hashlib.sha256("\0".join(paths).encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def part_files(parts: Sequence[Sequence[str]]) -> Dict[str, int]:
-    """Each path's part, by index."""
-    return {path: number for number, part in enumerate(parts) for path in part}
-
-
-__all__ = ["Summary", "summary_of", "ModuleTable", "partition", "links", "importable", "config_belongs",
-           "shell_belongs", "is_test_file", "SCRIPT_FOLDERS"]
+__all__ = ["Summary", "summary_of", "ModuleTable", "partition", "links", "config_belongs",
+           "shell_belongs", "is_test_file", "python_digest", "SCRIPT_FOLDERS"]

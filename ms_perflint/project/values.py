@@ -30,8 +30,8 @@ from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
     ATTRIBUTE_OWNER, CALL, CFG, CLASS, EITHER, LIT, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value, choices,
 )
-from ms_perflint.project.parts import config_belongs, shell_belongs
 from ms_perflint.project.model import MAX_DEPTH, ClassRef, Program, Project, ScopeRef, Where, call_where, where
+from ms_perflint.project.parts import config_belongs, shell_belongs
 
 #: Top-level packages that read YAML or JSON config files: a program that imports none of them (and names no such
 #: file) takes no value from the configs lying beside it. MindSpore's family libraries read YAML configs themselves.
@@ -656,13 +656,13 @@ class Values:
             files = sorted([*self.project.yaml.items(), *self.project.json.items()]) if self.reads_config_files(
                 program) else []
             for path, facts in files:
-                if self.yaml_belongs(path, program.entry):
+                if config_belongs(path, program.entry):
                     source = "json" if path in self.project.json else "yaml"
                     for _, key, value in facts.entries():
                         values.setdefault(key, []).append(Known(value.data, where(path, value), source))
             script = posixpath.basename(program.entry)
             for path, facts in sorted(self.project.shell.items()):
-                if script in facts.scripts and self.shell_belongs(path, program.entry):
+                if script in facts.scripts and shell_belongs(path, program.entry):
                     for entry in facts.entries:
                         if entry.owner in (f"shell:{script}", "env"):
                             written = entry.value.data if entry.value.kind == LIT else NOT_KNOWN
@@ -689,7 +689,7 @@ class Values:
                     return True
             script = posixpath.basename(program.entry)
             return any(entry.owner == f"shell:{script}" and _names_config_file(entry.value)
-                       for path, facts in self.project.shell.items() if self.shell_belongs(path, program.entry)
+                       for path, facts in self.project.shell.items() if shell_belongs(path, program.entry)
                        for entry in facts.entries)
 
         return self.project.memo(("reads-config-files", program.entry), decide)  # type: ignore[return-value]
@@ -784,11 +784,6 @@ class Values:
         for path, entry in kept:
             values.setdefault(entry.key, []).append(_written(path, entry))
         self._resolved.clear()
-
-    #: Does a launch script run an entry of its own tree (:func:`~ms_perflint.project.parts.shell_belongs`)?
-    shell_belongs = staticmethod(shell_belongs)
-    #: Is a YAML config one of an entry's (:func:`~ms_perflint.project.parts.config_belongs`)?
-    yaml_belongs = staticmethod(config_belongs)
 
     # --- guards ----------------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from ms_perflint.analysis.facts import CALL, CFG, FUNCTION, REF, Call, Guard, Va
 from ms_perflint.catalogue import Param
 from ms_perflint.findings import Fix, FixAvailability, FixSafety, TextEdit
 from ms_perflint.project.model import Program, Project, Where, call_where, is_test_file, where
+from ms_perflint.project.parts import config_belongs
 from ms_perflint.project.training import Training
 from ms_perflint.project.values import Known, Ref, Resolution, Values, non_ascend_config
 from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
@@ -592,7 +593,7 @@ class _Decider:
     def _config_trains(self, config: str, program: Program) -> bool:
         """A YAML config the (Ascend) program runs with, for training, on Ascend, with the head."""
         facts = self.project.yaml[config]
-        if is_test_file(config) or not self.values.yaml_belongs(config, program.entry) or non_ascend_config(config):
+        if is_test_file(config) or not config_belongs(config, program.entry) or non_ascend_config(config):
             return False
         return _run_mode(facts) not in ms.NON_TRAINING_RUN_MODES and not _yaml_headless(facts) and \
             not _yaml_device_elsewhere(facts)

@@ -9,6 +9,7 @@ from ms_perflint.analysis.facts import LIT, Call, Value
 from ms_perflint.findings import Fix, FixAvailability, FixSafety, TextEdit
 from ms_perflint.project.model import Program, Where, is_test_file, where
 from ms_perflint.project.modes import context_calls
+from ms_perflint.project.parts import shell_belongs
 from ms_perflint.project.values import Known
 from ms_perflint.rules.base import Invalid, Rule, RuleDocs, Valid
 from ms_perflint.rules.check import Check
@@ -258,7 +259,7 @@ class SaveGraphsEnabled(Rule):
         entries = {program.entry.rsplit("/", 1)[-1]: program for program in programs}
         for path, facts in sorted(project.shell.items()):
             trains = [entries[s] for s in facts.scripts if s in entries
-                      and check.values.shell_belongs(path, entries[s].entry)]
+                      and shell_belongs(path, entries[s].entry)]
             if not trains:
                 continue
             for entry in facts.entries:

@@ -64,11 +64,10 @@ def _path(folder: str, root: str) -> str:
     return os.path.join(folder, f"decisions-{FORMAT}-{name}.json")
 
 
-def load(folder: Optional[str], root: str, wanted: str) -> Optional[Dict[str, List[Finding]]]:
-    """The stored decisions for ``wanted`` (a :func:`key`), or None."""
-    data = _read(folder, root)
+def load(data: dict, folder: Optional[str], root: str, wanted: str) -> Optional[Dict[str, List[Finding]]]:
+    """The decisions for ``wanted`` (a :func:`key`) in ``data`` (what :func:`read` gave), or None."""
     try:
-        if data is None or data.get("key") != wanted:
+        if data.get("key") != wanted:
             return None
         from ms_perflint.project.index import mark_used
 
@@ -78,15 +77,17 @@ def load(folder: Optional[str], root: str, wanted: str) -> Optional[Dict[str, Li
         return None
 
 
-def _read(folder: Optional[str], root: str) -> Optional[dict]:
+def read(folder: Optional[str], root: str) -> dict:
+    """What the decisions file of a project holds ({} when there is none, or it does not read back), read once for
+    :func:`load` and :class:`PartStore`."""
     if folder is None:
-        return None
+        return {}
     try:
         with open(_path(folder, root), encoding="utf-8") as handle:
             data = json.load(handle)
     except (OSError, ValueError, RecursionError):
-        return None
-    return data if isinstance(data, dict) else None
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def _findings(data: dict) -> Dict[str, List[Finding]]:
@@ -128,9 +129,9 @@ class PartStore:
     so that an editor's edits, never stored on disk, are decided part by part too).
     """
 
-    def __init__(self, folder: Optional[str], root: str, digest_of: Callable[[str], str],
-                 folder_key: Callable[[str], str], rules: Sequence[str], held: Optional[dict] = None) -> None:
-        stored = _tables(_read(folder, root) or {})
+    def __init__(self, data: dict, digest_of: Callable[[str], str], folder_key: Callable[[str], str],
+                 rules: Sequence[str], held: Optional[dict] = None) -> None:
+        stored = _tables(data)
         if held:  # what this process decided last (an editor's unsaved buffers are never written to disk)
             kept = _tables(held)
             stored = {name: {**stored[name], **kept[name]} for name in ("parts", "summaries")} | {
@@ -199,9 +200,9 @@ class PartStore:
         self._kept_summaries[path] = [self._digest_of(path), summary.to_json()]
 
     def links(self, modules: str) -> Dict[str, List[str]]:
-        """The stored links of the Python files whose summaries are kept, when the project's module names (their
-        digest, ``modules``) are the same; the table :func:`~ms_perflint.project.parts.partition` completes, and
-        this run keeps."""
+        """The stored links of the Python files whose summaries are kept, when the project's Python files (their
+        digest, ``modules``: :func:`~ms_perflint.project.parts.python_digest`) are the same; the table
+        :func:`~ms_perflint.project.parts.partition` completes, and this run keeps."""
         self._modules = modules
         stored = self._stored_links if self._stored_modules == modules else {}
         self._kept_links = {path: list(found) for path, found in stored.items()

@@ -46,8 +46,7 @@ def decide(project, settings_for: Callable[[str], Settings], rules: Sequence[typ
     """
     from ms_perflint.project.parts import partition, summary_of
 
-    summaries = {path: summary_of(path, facts) for path, facts in project.files.items()}
-    parts = partition(summaries, {path: facts.module for path, facts in project.python.items()})
+    parts = partition({path: summary_of(path, facts) for path, facts in project.files.items()})
     whole = lambda part: project if len(part) == len(project.files) else project.part(part)  # noqa: E731
     return decide_parts(parts, whole, settings_for, rules, progress, stored)
 

@@ -218,14 +218,15 @@ class Session:
         held = self._decided.get(index.root)
         if held is not None and held[0] == wanted:
             return decisions.copied(held[1])  # finishing fills positions in: the held findings stay as decided
-        stored = decisions.load(cache, index.root, wanted)
+        data = decisions.read(cache, index.root)
+        stored = decisions.load(data, cache, index.root, wanted)
         if stored is not None:
             self._decided[index.root] = (wanted, decisions.copied(stored))
             return stored
         from ms_perflint.run.lint import decide_parts, enabled_union
 
         rules = enabled_union(settings)
-        parts = decisions.PartStore(cache, index.root, lambda path: index.files[path].facts_digest or
+        parts = decisions.PartStore(data, lambda path: index.files[path].facts_digest or
                                     index.files[path].digest, lambda path: settings_for(path).cache_key(),
                                     [rule.code for rule in rules], self._held_parts.get(index.root))
         raw = decide_parts(self._parts(index, parts), lambda part: self._part_project(index, part), settings_for,
@@ -238,8 +239,7 @@ class Session:
     def _parts(self, index, store) -> List[List[str]]:
         """The project's parts (:func:`~ms_perflint.project.parts.partition`), from the files' link summaries: the
         stored ones of files whose facts did not change, else made from the facts (read for those files only)."""
-        from ms_perflint.analysis import module_name
-        from ms_perflint.project.parts import modules_digest, partition, summary_of
+        from ms_perflint.project.parts import partition, python_digest, summary_of
 
         summaries = {}
         missing = []
@@ -252,8 +252,7 @@ class Session:
         for path, facts in index.facts_of(missing, keep=False).items():
             summaries[path] = summary_of(path, facts)
             store.keep_summary(path, summaries[path])
-        modules = {path: module_name(path) for path, summary in summaries.items() if summary.kind == "python"}
-        return partition(summaries, modules, store.links(modules_digest(modules)))
+        return partition(summaries, store.links(python_digest(summaries)))
 
     def _part_project(self, index, part: Sequence[str]):
         """A part's project, from facts read for it alone (not kept: the next part's replace them)."""

@@ -14,7 +14,6 @@ from typing import Dict, List
 
 import pytest
 
-from ms_perflint.analysis import module_name
 from ms_perflint.project.index import ProjectIndex
 from ms_perflint.project.model import Project
 from ms_perflint.project.parts import partition, summary_of
@@ -28,8 +27,7 @@ needs_linux = pytest.mark.skipif(not os.sys.platform.startswith("linux"), reason
 def _parts(root: Path) -> List[List[str]]:
     index = ProjectIndex(str(root), cache_folder=None).refresh()
     facts = index.facts()
-    summaries = {path: summary_of(path, found) for path, found in facts.items()}
-    return partition(summaries, {path: module_name(path) for path, found in facts.items() if hasattr(found, "module")})
+    return partition({path: summary_of(path, found) for path, found in facts.items()})
 
 
 def _project(root: Path) -> Project:
