@@ -74,7 +74,7 @@ setup(
     extras_require={"server": SERVER_REQUIRES, "test": TEST_REQUIRES},
     cmdclass={"build_py": BuildWithRulePages},
     entry_points={
-        "console_scripts": ["ms-perflint = ms_perflint.cli:main"],
+        "console_scripts": ["ms-perflint = ms_perflint.cli:console_main"],
         "flake8.extension": ["MSP = ms_perflint.flake8_plugin:Plugin"],
     },
     classifiers=[

@@ -2,6 +2,6 @@
 
 import sys
 
-from ms_perflint.cli import main
+from ms_perflint.cli import console_main
 
-sys.exit(main())
+sys.exit(console_main())

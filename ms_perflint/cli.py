@@ -194,6 +194,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
+def console_main() -> int:
+    """Entry point of the ``ms-perflint`` command and of ``python -m ms_perflint``: :func:`main`, in a process
+    that ends with the run."""
+    code = main()
+    # Leave what the run built to the OS: the collector's last pass at interpreter exit walks every object
+    # the run made (0.7 s of a 2.2 s run after an edit in a 2,000-file project; more after a full run).
+    gc.freeze()
+    return code
+
+
 def _exit_now_if_a_pool_was_abandoned(code: int) -> None:
     """End the process at once when an interrupt killed a worker pool: Python's normal exit joins the pool's
     manager thread, which an interrupt at the wrong moment leaves waiting forever (its workers are dead)."""

@@ -499,3 +499,15 @@ def test_a_lone_file_outside_any_project_does_not_load_yaml(tmp_path: Path):
     assert "ms_perflint.cli" in modules and "ms_perflint.analysis.python" in modules
     assert "yaml" not in modules
 
+
+
+def test_the_command_leaves_the_run_s_objects_to_the_os_at_exit(tmp_path: Path):
+    """The console script returns main's exit code with the run's objects frozen, so the interpreter's last
+    collection does not walk them (0.7 s of a 2.2 s run after an edit in a large project)."""
+    files(tmp_path, train__py=PROGRAM)
+    script = ("import gc, sys\nfrom ms_perflint.cli import console_main\nsys.argv = ['ms-perflint', *sys.argv[1:]]\n"
+              "code = console_main()\nprint(code, gc.get_freeze_count() > 10000, file=sys.stderr)\n")
+    completed = subprocess.run([sys.executable, "-c", script, "--no-cache", "train.py"], cwd=tmp_path,
+                               capture_output=True, text=True, timeout=300)
+    assert "MSP103" in completed.stdout
+    assert completed.stderr.splitlines()[-1] == "1 True"
