@@ -149,10 +149,10 @@ def test_a_file_that_kills_its_worker_is_that_files_error(tmp_path, monkeypatch)
     assert "crash.py" in isolated and len(isolated) <= 2
     by_name = {job[0]: record for job, record in zip(jobs, records)}
     crashed = by_name.pop("crash.py")
-    assert crashed.facts is None and crashed.error.kind == "Crash"
+    assert not crashed.has_facts() and crashed.error.kind == "Crash"
     assert crashed.error.message == ("analysing this file crashed its worker process (killed by signal 9); "
                                      "the file was skipped")
-    assert len(by_name) == 19 and all(r.facts is not None and r.error is None for r in by_name.values())
+    assert len(by_name) == 19 and all(r.has_facts() and r.error is None for r in by_name.values())
 
 
 CRASHING_CLI = """\

@@ -57,6 +57,13 @@ class IndexedFile:
     #: A hash of the facts as stored ("" until they are): two texts with the same facts (an edit of a comment)
     #: give the same decisions.
     facts_digest: str = ""
+    #: The facts as a worker process sends them (:meth:`pack`): pickled bytes, a fifth of the objects' memory,
+    #: turned back into objects only by whoever decides the file's part.
+    packed: Optional[bytes] = None
+    #: The facts' stored text, made by the worker for the store to write (then dropped).
+    stored: Optional[str] = None
+    #: The file's link summary (:func:`~ms_perflint.project.parts.summary_of`), made beside its facts.
+    summary: Any = None
 
     def manifest(self) -> List[Any]:
         error = self.error
@@ -79,10 +86,37 @@ class IndexedFile:
 
         Raises ValueError when the stored facts do not read back (the caller analyses the file again).
         """
+        if self.facts is None and self.packed is not None:
+            self.facts, self.packed = self.unpacked(), None
         if self.facts is None and self.raw is not None:
             raw, self.raw = self.raw, None
             self.facts = _facts_from(raw)
         return self.facts
+
+    def unpacked(self) -> Any:
+        """The facts from :attr:`packed`, not kept on the record."""
+        import pickle
+
+        return pickle.loads(self.packed) if self.packed is not None else None
+
+    def pack(self, relative: str, storing: bool) -> "IndexedFile":
+        """Make the record light to send and to hold: the facts pickled, their link summary made, and with
+        ``storing`` their stored text and its digest (in the worker, not in the process that collects them)."""
+        import pickle
+
+        from ms_perflint.project.parts import summary_of
+
+        if self.facts is not None:
+            self.summary = summary_of(relative, self.facts)
+            if storing:
+                self.stored = stored_facts(self.facts)
+                self.facts_digest = hashlib.sha256(self.stored.encode()).hexdigest()
+            self.packed, self.facts = pickle.dumps(self.facts, pickle.HIGHEST_PROTOCOL), None
+        return self
+
+    def has_facts(self) -> bool:
+        """Whether the record holds its facts in memory, in any form."""
+        return self.facts is not None or self.packed is not None or self.raw is not None
 
 
 def _facts_from(raw: Any) -> Any:
@@ -166,7 +200,9 @@ class ProjectIndex:
     def _loaded(self, path: str, record: IndexedFile, keep: bool = True) -> Any:
         """A record's facts, read from the store when it has none in memory (kept on the record with ``keep``);
         raises ValueError on a miss."""
-        if record.facts is None and record.raw is None and record.error is None and self.cache_folder is not None:
+        if record.facts is None and record.packed is not None and not keep:
+            return record.unpacked()
+        if not record.has_facts() and record.error is None and self.cache_folder is not None:
             entry = _read_stored_facts(self._facts_path(path, record.digest), record.facts_digest)
             if not (isinstance(entry, dict) and entry.get("kind") in ("python", "yaml", "shell")):
                 raise ValueError("no stored facts")
@@ -307,9 +343,10 @@ class ProjectIndex:
         try:
             for path in sorted(self._new):
                 record = self.files.get(path)
-                if record is not None and record.facts is not None:
-                    stored = stored_facts(record.facts)
+                if record is not None and (record.stored is not None or record.has_facts()):
+                    stored = record.stored if record.stored is not None else stored_facts(record.loaded_facts())
                     record.facts_digest = hashlib.sha256(stored.encode()).hexdigest()  # JSON escapes non-ASCII
+                    record.stored = None
                     _write_text(self._facts_path(path, record.digest), stored)
             manifest = {"format": _format(), "version": __version__, "root": self.root,
                         "files": {path: record.manifest() for path, record in sorted(self.files.items())}}

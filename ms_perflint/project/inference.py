@@ -149,6 +149,9 @@ class Inference:
 
     def close(self) -> None:
         """Forget the modules and astroid's per-node cache of them."""
+        for module in self._modules.values():
+            if module is not None:  # astroid keeps some nodes past any cache (the last module its object model
+                module.__dict__.pop("import_module", None)  # described): none may lead back to this project
         self._modules.clear()
         self._paths.clear()
         self._spans.clear()
@@ -562,10 +565,18 @@ def _file_name(path: str) -> str:
 
 
 def _clear_inference_cache() -> None:
-    """astroid's process-wide cache of inference results, keyed by node (so it holds every module it saw)."""
+    """astroid's process-wide caches keyed by node: inference results, inference tips, and the memoised name and
+    metaclass lookups. Each holds nodes of the modules it saw, and so the project whose questions built them (a
+    worker deciding part after part kept the last parts' models alive through them)."""
     from astroid import context
+    from astroid.inference_tip import clear_inference_tip_cache
+    from astroid.nodes._base_nodes import LookupMixIn
+    from astroid.nodes.scoped_nodes import ClassDef
 
     context._invalidate_cache()
+    clear_inference_tip_cache()
+    for cached in (LookupMixIn.lookup, ClassDef._metaclass_lookup_attribute):
+        cached.cache_clear()
 
 
 _BUILDER: Optional[type] = None

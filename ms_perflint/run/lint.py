@@ -175,7 +175,14 @@ class _DecidePart(Work):
         self.make, self.settings_for, self.rules = make, settings_for, rules
 
     def run(self, part):
-        return _decide_part(self.make(part), self.settings_for, self.rules)
+        import gc
+
+        found = _decide_part(self.make(part), self.settings_for, self.rules)
+        # The part's model is garbage in cycles, which the run's thresholds would keep to the worker's end; what
+        # survives (imports, astroid's builtins) is frozen, so the next part's collection scans that part alone.
+        gc.collect()
+        gc.freeze()
+        return found
 
     def crashed(self, part, why: str):
         return {}, {CRASHED: [(part[0], "Crash", why)]}

@@ -63,16 +63,19 @@ class Work:
 
 
 class _Extract(Work):
-    """Analyse an index job ``(relative, path, kind)`` into its record."""
+    """Analyse an index job ``(relative, path, kind)`` into its record, packed (:meth:`IndexedFile.pack`): the
+    parent holds every file's facts as bytes and never builds their objects, which the workers that decide parts
+    do for their own files."""
 
-    def __init__(self, max_size: Optional[int]) -> None:
+    def __init__(self, max_size: Optional[int], storing: bool) -> None:
         self.max_size = max_size
+        self.storing = storing
 
     def run(self, job: Job):
         from ms_perflint.project.index import extract_record
 
         relative, path, kind = job
-        return extract_record(relative, path, kind, self.max_size)
+        return extract_record(relative, path, kind, self.max_size).pack(relative, self.storing)
 
     def crashed(self, job: Job, why: str):
         from ms_perflint.project.index import IndexedFile
@@ -92,12 +95,14 @@ class Extractor:
     """Analyse index jobs ``(relative, path, kind)`` into records, in the jobs' order."""
 
     def __init__(self, jobs: int = 0, max_size: Optional[int] = None,
-                 progress: Optional[Callable[[int, int], None]] = None, overlay: Optional[Dict[str, bytes]] = None
-                 ) -> None:
+                 progress: Optional[Callable[[int, int], None]] = None, overlay: Optional[Dict[str, bytes]] = None,
+                 storing: bool = False) -> None:
         self.jobs = jobs
         self.max_size = max_size
         self.progress = progress
         self.overlay = overlay or {}
+        #: Whether the index stores the facts: workers then make their stored text too.
+        self.storing = storing
 
     def __call__(self, jobs: Sequence[Job]) -> list:
         from ms_perflint.project.index import extract_record
@@ -113,7 +118,7 @@ class Extractor:
         return self._in_pool(jobs, workers)
 
     def _in_pool(self, jobs: Sequence[Job], workers: int) -> list:
-        return spread(jobs, workers, _Extract(self.max_size), self.progress)
+        return spread(jobs, workers, _Extract(self.max_size, self.storing), self.progress)
 
 
 def spread(jobs: Sequence[object], workers: int, work: Work,
@@ -197,6 +202,9 @@ _WORKER: Dict[str, object] = {}
 
 
 def _start_worker(work: Work, parent: int, started) -> None:
+    import gc
+
+    gc.freeze()  # what the worker inherits is alive: a collection in it scans only what the worker made
     _become_worker(parent)
     _WORKER["work"] = work
     _WORKER["started"] = started

@@ -114,7 +114,8 @@ class Session:
         if root not in self._indexes:
             limit = self.settings_for(os.path.join(root, "_")).max_file_size
             index = ProjectIndex(root, self.options.cache_folder, limit)
-            index.refresh(Extractor(self.options.jobs, limit, self.options.progress, self.overlay))
+            index.refresh(Extractor(self.options.jobs, limit, self.options.progress, self.overlay,
+                                    storing=self.options.cache_folder is not None))
             self._indexes[root] = index
         return self._indexes[root]
 
@@ -245,13 +246,17 @@ class Session:
         missing = []
         for path, record in index.files.items():
             summary = store.summary(path) if record.error is None else None
+            if summary is None and record.summary is not None:  # made by the worker that analysed the file
+                summary = record.summary
+                store.keep_summary(path, summary)
             if summary is not None:
                 summaries[path] = summary
             elif record.error is None:
                 missing.append(path)
-        for path, facts in index.facts_of(missing, keep=False).items():
-            summaries[path] = summary_of(path, facts)
-            store.keep_summary(path, summaries[path])
+        for path in missing:  # one file's facts at a time: a run that lost its summaries holds no project's facts
+            for facts in index.facts_of([path], keep=False).values():
+                summaries[path] = summary_of(path, facts)
+                store.keep_summary(path, summaries[path])
         return partition(summaries, store.links(python_digest(summaries)))
 
     def _part_project(self, index, part: Sequence[str]):

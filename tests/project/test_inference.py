@@ -469,6 +469,22 @@ def test_astroid_answers_a_call_s_targets_itself(tmp_path):
     assert funcs.targets("train.py", call) == (scope(funcs, "train.py", "build"),)
 
 
+def test_a_closed_project_is_not_kept_alive_by_astroid(tmp_path):
+    # A worker decides part after part: astroid's process-wide caches (its memoised lookups among them) must not
+    # keep the models of the parts decided before alive.
+    import gc
+    import weakref
+
+    project = make(tmp_path, FACTORY)
+    first = min(calls(project, "train.py", method="batch"), key=lambda c: c.line)
+    assert project.inference.call_targets("train.py", first)
+    watched = weakref.ref(project)
+    project.close()
+    del project, first
+    gc.collect()
+    assert watched() is None
+
+
 def test_facts_read_back_from_the_index_ask_what_fresh_facts_ask(tmp_path):
     # A guard is one object in fresh facts and a copy per call once read back: questions are keyed by place.
     from ms_perflint.analysis.facts import facts_from_json

@@ -217,6 +217,22 @@ def test_parts_decided_in_workers_report_what_one_process_reports(zoo: Path, tmp
     assert str(os.getpid()) not in workers and len(workers) >= 1
 
 
+@needs_linux
+def test_files_analysed_in_workers_are_held_packed_and_stored_as_one_process_stores_them(zoo: Path, tmp_path: Path):
+    # Peak memory of a run with workers: the parent holds each file's facts as the bytes a worker sent, with the link
+    # summary and the stored text the worker made; the parts' workers build the objects.
+    one, two = tmp_path / "one", tmp_path / "two"
+    alone = _findings(Session(SessionOptions(jobs=1, cache_folder=str(one))), zoo)
+    session = Session(SessionOptions(jobs=2, cache_folder=str(two)))
+    assert _findings(session, zoo) == alone and alone
+    [index] = session._indexes.values()
+    python = {path: record for path, record in index.files.items() if record.kind == "python"}
+    assert len(python) > 8 and all(r.facts is None and r.packed and r.stored is None for r in python.values())
+    assert all(r.summary == summary_of(path, r.unpacked()) for path, r in python.items())
+    stored = lambda cache: {p.relative_to(cache): p.read_bytes() for p in (cache / "facts").rglob("*.json")}  # noqa: E731
+    assert stored(two) == stored(one) and len(stored(one)) == len(index.files)
+
+
 def test_a_rule_that_fails_in_two_parts_is_one_internal_error(zoo: Path, monkeypatch):
     from ms_perflint.rules.msp103_sync_checkpoint_save import SyncCheckpointSave
 
@@ -252,7 +268,7 @@ def test_a_cached_run_keeps_no_part_facts_it_read_from_the_store(zoo: Path, tmp_
     session = Session(SessionOptions(jobs=1, cache_folder=cache))
     _findings(session, zoo)
     [index] = session._indexes.values()
-    held = sorted(path for path, record in index.files.items() if record.facts is not None or record.raw is not None)
+    held = sorted(path for path, record in index.files.items() if record.has_facts())
     assert held == ["cv/resnet/nets/blocks.py"]
 
 
