@@ -86,24 +86,39 @@ def _scalar(node: Any, text: str, index: LineIndex) -> Value:
     return Value(LIT, _typed(node), text=raw[:TEXT_LIMIT], line=line, column=column, start=start, end=end)
 
 
-#: Longest sequence of scalars kept as a value (``layer_nums: [3, 4, 6, 3]``); a longer one is data, not a setting.
+#: Most scalars a sequence kept as a value may hold (``layer_nums: [3, 4, 6, 3]``, or a table of them, one row per
+#: model size); a longer one is data, not a setting.
 SEQUENCE_LIMIT = 64
 
 
 def _scalars(node: Any) -> bool:
-    """A short sequence of scalars: a value the code indexes (``config.layer_nums[0]``)."""
+    """A short sequence of scalars, or of sequences of scalars (a table): a value the code indexes
+    (``config.layer_nums[0]``, ``config.input_shape[version][1]``)."""
     import yaml
 
-    return isinstance(node, yaml.SequenceNode) and 0 < len(node.value) <= SEQUENCE_LIMIT and all(
-        isinstance(item, yaml.ScalarNode) for item in node.value)
+    if not isinstance(node, yaml.SequenceNode) or not node.value:
+        return False
+    if all(isinstance(item, yaml.ScalarNode) for item in node.value):
+        return len(node.value) <= SEQUENCE_LIMIT
+    rows = node.value
+    return all(isinstance(row, yaml.SequenceNode) and row.value and all(isinstance(item, yaml.ScalarNode)
+                                                                        for item in row.value) for row in rows) \
+        and sum(len(row.value) for row in rows) <= SEQUENCE_LIMIT
 
 
 def _sequence(node: Any, text: str) -> Value:
-    """A sequence of scalars as one literal tuple, written where the sequence is (not edited by any fix)."""
+    """A sequence of scalars (or a table of them) as one literal tuple, written where the sequence is (not edited by
+    any fix)."""
     start, end = node.start_mark.index, node.end_mark.index
     raw = text[start:end] if 0 <= start <= end <= len(text) else ""
-    return Value(LIT, tuple(_typed(item) for item in node.value), text=raw[:TEXT_LIMIT],
+    return Value(LIT, _tupled(node), text=raw[:TEXT_LIMIT],
                  line=node.start_mark.line + 1, column=node.start_mark.column, start=start, end=end)
+
+
+def _tupled(node: Any) -> Any:
+    import yaml
+
+    return tuple(_tupled(item) for item in node.value) if isinstance(node, yaml.SequenceNode) else _typed(node)
 
 
 def _typed(node: Any) -> Any:

@@ -28,7 +28,7 @@ import libcst as cst
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
-    ATTRIBUTE_OWNER, CALL, CFG, CLASS, DERIVED, DICT, EITHER, FUNCTION, ITEMS, LIT, MAIN, MODULE, NAME, OP, PARAM, REF,
+    ATTRIBUTE_OWNER, CALL, CFG, CLASS, DERIVED, DICT, EITHER, FUNCTION, ITEMS, LIT, LOOKUP, MAIN, MODULE, NAME, OP, PARAM, REF,
     SELF, UNKNOWN, Call, ClassFacts, ConfigEntry, Guard, Loop, PythonFacts, Scope, Value, choices, unknown,
 )
 from ms_perflint.analysis.names import Names, dotted_name
@@ -747,6 +747,9 @@ class _Collector(cst.CSTVisitor):
             position = _integer_index(node)
             if position is not None:
                 return self._placed(Value(OP, "[]", (base, Value(LIT, position))), node)
+            key = _index(node)
+            if key is not None:
+                return self._placed(Value(OP, LOOKUP, (base, self.value_of(key))), node)
             return self._placed(unknown(), node)
         if kind is cst.Call:
             return self._call_value(node)
@@ -1308,16 +1311,22 @@ def _target_names(target: cst.BaseExpression) -> List[str]:
 
 
 def _string_index(node: cst.Subscript) -> Optional[str]:
-    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
-        return None
-    key = _literal(node.slice[0].slice.value)
+    index = _index(node)
+    key = _literal(index) if index is not None else None
     return key if isinstance(key, str) else None
 
 
-def _integer_index(node: cst.Subscript) -> Optional[int]:
+def _index(node: cst.Subscript) -> Optional[cst.BaseExpression]:
+    """The one index of ``container[index]`` (not a slice), else None."""
     if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
         return None
-    value = node.slice[0].slice.value
+    return node.slice[0].slice.value
+
+
+def _integer_index(node: cst.Subscript) -> Optional[int]:
+    value = _index(node)
+    if value is None:
+        return None
     if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
         inner = _literal(value.expression)
         return -inner if isinstance(inner, int) and not isinstance(inner, bool) else None

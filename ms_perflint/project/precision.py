@@ -20,7 +20,7 @@ from ms_perflint.project.training import (
     NetworkUse, ParameterCount, Training, group_argument, holding_attribute, layer_groups, used_attributes,
 )
 from ms_perflint.project.unroll import STARRED, UNKNOWN, Execution, unroll
-from ms_perflint.project.values import ORDERINGS, Ref, Values
+from ms_perflint.project.values import ARITHMETIC, NUMERIC, ORDERINGS, Ref, Values, apply_numeric, compute
 
 #: What a cast does to the layers it reaches.
 LOW, FP32, UNKNOWN_DTYPE = "low", "fp32", "unknown"
@@ -819,7 +819,8 @@ class ConvWeights(ParameterCount):
         path, index = scope
         total = 0
         try:
-            calls = [call for call in self.project.python[path].calls if call.scope == index]
+            calls = [call for call in self.project.python[path].calls
+                     if call.scope == index and not self.held_elsewhere(path, call)]
             sized = []
             for call in calls:
                 if any(self._holds(path, condition, index) is (not holds) for condition, holds in call.guards):
@@ -1019,9 +1020,12 @@ class ConvWeights(ParameterCount):
         binding: Dict[str, Any] = {}
         for position, name in enumerate(function.params[offset:]):
             argument = call.argument(name, position)
+            default = function.defaults.get(name) if argument is None else None
             known = self._evaluate(path, argument, call.scope) if argument is not None else \
-                self._evaluate(target[0], function.defaults.get(name), target[1], bound=False)
-            if known is None and argument is not None and argument.kind in (CFG, REF, NAME, CALL):
+                self._evaluate(target[0], default, target[1], bound=False)
+            if known is None and default is not None and default.kind == LIT:
+                known = _hashable(default.data)  # a literal default as it is (a width factor, a flag)
+            if known is None and argument is not None and argument.kind in (CFG, REF, NAME, CALL, SELF, OP):
                 known = self._configured(path, argument, call.scope)
             if known is None and argument is not None and argument.kind in (CFG, REF, NAME, OP):
                 known = self._configured_flag(path, argument, call.scope)
@@ -1052,16 +1056,9 @@ class ConvWeights(ParameterCount):
         if value.kind == OP and value.data == "tuple" and value.parts:
             items = [self._evaluate(path, part, scope, depth + 1, bound) for part in value.parts]
             return tuple(items) if all(type(i) is int for i in items) else None
-        if value.kind == OP and value.data in ("+", "-", "*", "//", "neg") and value.parts:
-            operands = [self._evaluate(path, part, scope, depth + 1, bound) for part in value.parts]
-            if not all(type(o) is int for o in operands):
-                return None
-            if value.data == "neg":
-                return -operands[0]
-            left, right = operands[0], operands[-1]
-            if value.data == "//":
-                return left // right if right else None
-            return {"+": left + right, "-": left - right, "*": left * right}[value.data]
+        if (value.kind == OP and value.data in ARITHMETIC) or value.kind == CALL:
+            number = self._number(path, value, scope, depth, bound)
+            return number if type(number) is int else None  # ``int(c2 * e)`` is a size, ``c2 * 0.5`` is not
         if value.kind == SELF:
             assigned = self._assigned(path, value, scope)
             if assigned is not None:
@@ -1070,6 +1067,26 @@ class ConvWeights(ParameterCount):
             if owner is not None and self.project.attribute(owner, value.data) is None:  # ``self.expansion``
                 return _known_size(self._member(ClassArgument(owner), value.data))
         return None
+
+    def _number(self, path: str, value: Value, scope: int, depth: int, bound: bool) -> Any:
+        """A number (int or float) ``value`` has in the current call context: arithmetic and the pure numeric
+        functions over sizes, literals and the numbers the call passes (a width factor ``e=0.5``); None when not
+        known so."""
+        if depth > 8:
+            return None
+        if value.kind == LIT or value.kind == PARAM:
+            number = value.data if value.kind == LIT else self._bound((path, scope)).get(value.data) if bound else None
+            return number if isinstance(number, (int, float)) and not isinstance(number, bool) else None
+        if value.kind == OP and value.data in ARITHMETIC and value.parts:
+            operands = [self._number(path, part, scope, depth + 1, bound) for part in value.parts]
+            return compute(value.data, operands) if None not in operands else None
+        if value.kind == CALL:
+            call = self.project.python[path].call(value.data)
+            if call is None or call.callee not in NUMERIC or not call.args or call.kwargs or call.star or call.double_star:
+                return None
+            operands = [self._number(path, argument, scope, depth + 1, bound) for argument in call.args]
+            return apply_numeric(NUMERIC[call.callee], operands) if None not in operands else None
+        return self._evaluate(path, value, scope, depth + 1, bound)
 
     def _holds(self, path: str, value: Value, scope: int, depth: int = 0) -> Optional[bool]:
         """Whether a guard holds in the current call context: sizes compared, ``not``/``and``/``or``, a ``self``

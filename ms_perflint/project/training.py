@@ -785,7 +785,7 @@ class ParameterCount:
         path, index = scope
         total: Optional[int] = 0
         for call in self.project.python[path].calls:
-            if call.scope != index:
+            if call.scope != index or self.held_elsewhere(path, call):
                 continue
             size = self._call(path, call)
             times = self._iterations(path, call) if size else 1
@@ -820,6 +820,27 @@ class ParameterCount:
             return self.of_class(ref) if project.is_cell(ref) else 0
         function = project.function_of(symbol)
         return self.of_scope((symbol.path, function)) if function is not None else 0
+
+    def held_elsewhere(self, path: str, call: Call) -> bool:
+        """``Outer(backbone=Inner(...))``: a network built as the argument of a project cell that keeps it on
+        ``self`` is counted with that cell (:meth:`_held_networks`), not again where it is built."""
+        parent = _argument_parents(self.project.python[path]).get(call.id)
+        if parent is None or not parent.callee:
+            return False
+        symbol = self.project.callee(path, parent)
+        if symbol is None or symbol.kind != "class" or not self.project.is_cell((symbol.path, symbol.name)):
+            return False
+        init = self.project.method((symbol.path, symbol.name), "__init__")
+        if init is None:
+            return False
+        function = self.project.python[init[0]].scopes[init[1]]
+        params = function.params[1:] if function.cls else function.params
+        names = [key for key, value in parent.kwargs.items() if value.kind == CALL and value.data == call.id] + [
+            params[position] for position, value in enumerate(parent.args)
+            if value.kind == CALL and value.data == call.id and position < len(params) and not parent.star]
+        facts = self.project.class_facts((symbol.path, symbol.name))
+        kept = {value.data for value in facts.attrs.values() if value.kind == PARAM} if facts is not None else set()
+        return bool(names) and all(name in kept for name in names)
 
     def _own_method(self, path: str, call: Call) -> Optional[ScopeRef]:
         """``self._make_layer(...)``: the method of the calling class it runs."""

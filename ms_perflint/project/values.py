@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Seq
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
-    ATTRIBUTE_OWNER, CALL, CFG, CLASS, EITHER, LIT, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value, choices,
+    ATTRIBUTE_OWNER, CALL, CFG, CLASS, EITHER, LIT, LOOKUP, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value, choices,
 )
 from ms_perflint.project.model import MAX_DEPTH, ClassRef, Program, Project, ScopeRef, Where, call_where, where
 from ms_perflint.project.parts import config_belongs, shell_belongs
@@ -64,6 +64,9 @@ class Known:
     #: The calls it was passed through as an argument, as the scopes they are made in (outermost last): the
     #: code that must run for the value to arrive.
     hops: Tuple[Tuple[str, int], ...] = ()
+    #: Read as an item of a table by a key that is not written in place (``dims[i]`` in a loop over stages,
+    #: ``input_shape[version]``): one of a family's widths, not a value chosen on its own.
+    from_table: bool = False
 
     def describe(self) -> str:
         """``50257 (vocab_size: in configs/gpt2.yaml:12)`` style text for messages."""
@@ -99,7 +102,8 @@ class Resolution:
     def passed_by(self, path: str, scope: int) -> "Resolution":
         """The same values, noted as passed as an argument by a call made in ``scope`` of ``path``."""
         hop = (path, scope)
-        return Resolution([Known(k.value, k.where, k.source, k.via, k.trail, (*k.hops, hop)) for k in self.values],
+        return Resolution([Known(k.value, k.where, k.source, k.via, k.trail, (*k.hops, hop), k.from_table)
+                           for k in self.values],
                           self.complete)
 
 
@@ -116,7 +120,7 @@ def inferred_literals(project: Project, path: str, value: Value) -> Resolution:
 def _through(known: Known, name: str) -> Known:
     if known.trail and known.trail[-1] == name:
         return known
-    return Known(known.value, known.where, known.source, known.via, (*known.trail, name), known.hops)
+    return Known(known.value, known.where, known.source, known.via, (*known.trail, name), known.hops, known.from_table)
 
 
 def unknown() -> Resolution:
@@ -208,7 +212,7 @@ class Values:
             return self._operation(path, value, scope, depth, program, context)
         if kind == CALL:
             call = self.project.python[path].call(value.data)
-            if call is not None and call.callee in _NUMERIC:
+            if call is not None and call.callee in NUMERIC:
                 return self._numeric(path, call, depth, program, context)
             return self._context_read(path, value, depth, program)
         if kind == NAME:  # astroid's answer where the facts have none (project/inference.py)
@@ -220,8 +224,8 @@ class Values:
         if not call.args or call.kwargs or call.star or call.double_star:
             return unknown()
         operands = [self.resolve(path, argument, call.scope, depth + 1, program, context) for argument in call.args]
-        function = _NUMERIC[call.callee]
-        return _computed(operands, lambda values: _apply(function, values), lambda last: call_where(path, call), "")
+        function = NUMERIC[call.callee]
+        return _computed(operands, lambda values: apply_numeric(function, values), lambda last: call_where(path, call), "")
 
     def _context_read(self, path: str, value: Value, depth: int, program: Optional[Program]) -> Resolution:
         """``get_context("device_target")``: the values the program's ``set_context(device_target=...)`` set."""
@@ -442,17 +446,19 @@ class Values:
             return self._logic(path, value, scope, depth, program, context)
         if op == "[]" and len(value.parts) == 2:
             return self._item(path, value, scope, depth, program, context)
+        if op == LOOKUP and len(value.parts) == 2:
+            return self._lookup(path, value, scope, depth, program, context)
         if op == "tuple":
             parts = [self.resolve(path, part, scope, depth + 1, program, context) for part in value.parts]
             if not all(p.values for p in parts) or any(len(p.values) != 1 for p in parts):
                 return unknown()
             return Resolution([Known(tuple(p.values[0].value for p in parts), where(path, value), "literal")],
                               all(p.complete for p in parts))
-        if op not in ("+", "-", "*", "//", "/", "%", "neg") or not value.parts:
+        if op not in ARITHMETIC or not value.parts:
             return unknown()
         operands = [self.resolve(path, part, scope, depth + 1, program, context) for part in value.parts]
         # A computed value is written where its expression is (``vocab_size + 1``), not at an operand.
-        return _computed(operands, lambda values: _compute(op, values),
+        return _computed(operands, lambda values: compute(op, values),
                          lambda last: where(path, value) if value.line else last.where, value.text)
 
     def _choice(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program],
@@ -491,9 +497,35 @@ class Values:
         result = Resolution(complete=base.complete)
         for known in base.values:
             if isinstance(known.value, (tuple, list)) and -len(known.value) <= position < len(known.value):
-                result.values.append(Known(known.value[position], known.where, known.source, known.via))
+                result.values.append(Known(known.value[position], known.where, known.source, known.via,
+                                           from_table=known.from_table))
             else:
                 result.complete = False
+        return result
+
+    def _lookup(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program],
+                context: Context) -> Resolution:
+        """``container[key]`` for a known list, tuple or dict: the item each known key selects; every item when the
+        key is not known (whichever it is, the value is one of them)."""
+        base = self.resolve(path, value.parts[0], scope, depth + 1, program, context)
+        if not base.values:
+            return unknown()
+        keys = self.resolve(path, value.parts[1], scope, depth + 1, program, context)
+        known_key = keys.complete and bool(keys.values)
+        result = Resolution(complete=base.complete)
+        for container in base.values:
+            items = container.value
+            if isinstance(items, dict):
+                chosen = [items[k.value] for k in keys.values if isinstance(k.value, str) and k.value in items] \
+                    if known_key else list(items.values())
+            elif isinstance(items, (tuple, list)):
+                chosen = [items[k.value] for k in keys.values if type(k.value) is int and -len(items) <= k.value < len(
+                    items)] if known_key else list(items)
+            else:
+                return unknown()
+            if not chosen:
+                return unknown()
+            result.values.extend(replace(container, value=item, from_table=True) for item in chosen)
         return result
 
     def _logic(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program],
@@ -923,17 +955,20 @@ def _computed(operands: List[Resolution], compute: Callable[[List[Any]], Optiona
         trail = tuple(dict.fromkeys(name for k in combination for name in k.trail))
         hops = tuple(dict.fromkeys(hop for k in combination for hop in k.hops))
         last = combination[-1]
-        result.values.append(Known(computed, place(last), last.source, via, trail, hops))
+        result.values.append(Known(computed, place(last), last.source, via, trail, hops,
+                                   any(k.from_table for k in combination)))
     return result
 
 
-_NUMERIC: Dict[str, Callable[..., Any]] = {
+#: The pure numeric functions a value may be computed with (``int(c * 0.5)``), by qualified name.
+NUMERIC: Dict[str, Callable[..., Any]] = {
     name: getattr(math if name.startswith("math.") else builtins, name.rpartition(".")[2])
     for name in ms.NUMERIC_FUNCTIONS
 }
 
 
-def _apply(function: Callable[..., Any], operands: List[Any]) -> Optional[Any]:
+def apply_numeric(function: Callable[..., Any], operands: List[Any]) -> Optional[Any]:
+    """``function(*operands)`` for numbers; None when not a number (or too large to be a size)."""
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in operands):
         return None
     try:
@@ -943,7 +978,12 @@ def _apply(function: Callable[..., Any], operands: List[Any]) -> Optional[Any]:
     return result if isinstance(result, (int, float)) and abs(result) < 1 << 48 else None
 
 
-def _compute(op: str, operands: List[Any]) -> Optional[Any]:
+#: The arithmetic operators :func:`compute` computes.
+ARITHMETIC = frozenset(("+", "-", "*", "//", "/", "%", "neg"))
+
+
+def compute(op: str, operands: List[Any]) -> Optional[Any]:
+    """An arithmetic operator over numbers (``neg`` takes one); None when not computable."""
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in operands):
         return None
     try:

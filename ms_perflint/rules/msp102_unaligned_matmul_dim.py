@@ -153,6 +153,11 @@ class UnalignedMatmulDim(Rule):
               700-wide hidden layer: padding buys nothing). A network whose layers the linter cannot all size is
               not known to be small, and stays reported (a blind audit's 0.9 M-parameter MLP built by a class a
               config chooses: four findings, none worth a change, open);
+            - one of a family's widths: a width read from a table by a key not written in place -- `dims[i]`
+              in a loop over an EdgeNeXt's stages (`dims=[80, 160, 288, 584]`), `input_shape[version]` for a
+              model size. The table is the architecture: padding one item changes every stage built from it and
+              every checkpoint of the family (six such widths appeared in the development set when tables became
+              readable, none worth a change);
             - input dims (`in_channels`): the width comes from the layer before -- a reported output, a
               flattened conv feature (`nn.Dense(9000, 30)`), a backbone's channels -- and is reported, if at
               all, where it is produced, never twice;
@@ -427,6 +432,8 @@ class _Finder:
                 for width in widths:
                     if not all(self.runs(*hop) for hop in width.known.hops):
                         continue  # passed by a caller no program runs (another model of the zoo)
+                    if width.known.from_table:
+                        continue  # one of a family's widths (per stage, per model size): padding it changes them all
                     if _counts_classes(width.known):
                         if owner is not None:
                             self._classifiers.add(owner)

@@ -38,15 +38,18 @@ class Fp32ConvTraining(Rule):
             is convolution-heavy: at least 1 M weights in convolution layers (`nn.Conv1d`/`Conv2d`/`Conv3d`,
             their `Transpose` forms, `mint.nn.Conv*`), counted over every block the network builds: a block
             built in a loop once per iteration, each block with the channels the call that builds it gives
-            (`DoubleConv(64, 128)`, through arithmetic and defaults), a size known only as several candidates at
-            the smallest -- so the count is a lower bound. A constructor whose sizes change as it runs is run
+            (`DoubleConv(64, 128)`, through arithmetic, numeric functions such as `int(c_out * e)` and
+            defaults), a row of a config table chosen by a key (`config.input_shape[version]`, the version from a
+            dict of size names), a size known only as several candidates at the smallest -- so the count is a
+            lower bound. A constructor whose sizes change as it runs is run
             with the sizes it is given (`project/unroll.py`): a DCGAN generator halving its channels on every
             pass of a `while` loop, a Darknet doubling them with `+=` between stages, a DenseNet growing them
             layer by layer, a ResNet whose `_make_layer` updates `self.inplanes` after each block of a block
             class handed in (`ResNet(Bottleneck, [3, 4, 6, 3])`); anything the run cannot follow (a test on an
             unknown value) leaves the static count. A class counted away from the call that builds it counts
             as the smallest instance the project builds of it, and a wrapper (`WithLossCell(netG, netD)`) and
-            the networks it keeps count once, not summed. It reports once per training call, at `Model(...)`
+            the networks it keeps count once, not summed (also a network built as the argument of the cell that
+            keeps it: `YOLO(backbone=Backbone(shape))`). It reports once per training call, at `Model(...)`
             (one per `Model(...)` when the arms of an `if` build different ones) -- or, in a custom loop, at
             the train step's construction: the train-step cell, the gradient function of that network (a
             GAN's one per network), or the program's construction of a project cell that builds it --

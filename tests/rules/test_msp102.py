@@ -711,3 +711,26 @@ def test_a_small_mlp_is_silent_and_a_large_one_is_reported():
     assert lint(program(mlp)) == []
     large = program(mlp.replace("inputs=312", "inputs=4096").replace("outputs=85", "outputs=4096"))
     assert [line for line, _, _ in lint(large)] == [3]
+
+
+def test_a_width_from_a_family_table_is_silent_and_the_same_width_written_alone_is_reported():
+    # EdgeNeXt-like stages: each stage's block takes dims[i] from a table of per-stage widths. 584 is unaligned, but
+    # it is one of the architecture's widths: padding it changes every stage and every checkpoint of the family.
+    staged = """
+        from mindspore import nn
+        class Block(nn.Cell):
+            def __init__(self, dim):
+                super().__init__()
+                self.qkv = nn.Dense(dim, dim * 3)
+            def construct(self, x):
+                return self.qkv(x)
+        class Net(nn.Cell):
+            def __init__(self, dims=(584, 1024, 2048)):
+                super().__init__()
+                self.stages = nn.SequentialCell([Block(dims[i]) for i in range(3)])
+            def construct(self, x):
+                return self.stages(x)
+    """
+    assert lint(program(staged)) == []
+    written = staged.replace("[Block(dims[i]) for i in range(3)]", "[Block(dims[0]), Block(dims[1]), Block(dims[2])]")
+    assert [message.split(" (")[0] for _, _, message in lint(program(written))] == ["dim 1752"]

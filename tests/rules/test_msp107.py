@@ -819,6 +819,18 @@ stepD = StepCell(DiscriminatorLoss(netG, netD), optD)''')
     assert ["3,574,784" in findings[0].message, "2,763,776" in findings[1].message] == [True, True]
 
 
+#: A model zoo's config module: an object whose attributes are the keys of the YAML file beside the script.
+CONFIG_FROM_YAML = """
+    import yaml
+    class Config:
+        def __init__(self, entries):
+            for key, value in entries.items():
+                setattr(self, key, value)
+    with open("default_config.yaml") as handle:
+        config = Config(yaml.safe_load(handle))
+"""
+
+
 def test_a_loss_scaling_step_over_a_resnet_sized_from_yaml_lists_with_its_downsampling_counted_per_block(tmp_path):
     # PSENet: ResNet-50 widths as YAML lists, a downsampling convolution only where a block changes its width or
     # stride, trained by TrainOneStepWithLossScaleCell with no AMP: loss scaling casts no layer
@@ -828,15 +840,7 @@ def test_a_loss_scaling_step_over_a_resnet_sized_from_yaml_lists_with_its_downsa
     files = {
         "default_config.yaml": "LAYER_NUMS: [3, 4, 6, 3]\nIN_CHANNELS: [64, 256, 512, 1024]\n"
                                "OUT_CHANNELS: [256, 512, 1024, 2048]\n",
-        "src/config.py": """
-            import yaml
-            class Config:
-                def __init__(self, entries):
-                    for key, value in entries.items():
-                        setattr(self, key, value)
-            with open("default_config.yaml") as handle:
-                config = Config(yaml.safe_load(handle))
-        """,
+        "src/config.py": CONFIG_FROM_YAML,
         "src/resnet.py": """
             import mindspore.nn as nn
             class Block(nn.Cell):
@@ -1105,3 +1109,94 @@ def test_a_constructor_flag_computed_from_a_configured_value_is_run_as_that_valu
     findings = lint(program(main, network))
     assert [f.code for f in findings] == ["MSP107"]
     assert "at least 1,772,928 convolution weights" in findings[0].message  # 3 x 128 x 9 + 12 x 128 x 128 x 9
+
+
+#: A detector sized by a row of a YAML table (one row per model size), chosen by a dict of size names; its blocks
+#: take a width factor (``int(c_out * e)``), and the backbone is built inline as an argument of the cell that keeps it.
+SIZED_BY_TABLE = {
+    "src/config.py": CONFIG_FROM_YAML,
+    "src/blocks.py": """
+        import mindspore.nn as nn
+        from src.config import config
+        class ConvBlock(nn.Cell):
+            def __init__(self, c_in, c_out, k=1, e=1.0):
+                super().__init__()
+                hidden = int(c_out * e)
+                self.conv = nn.Conv2d(c_in, hidden, k)
+                self.proj = nn.Conv2d(hidden, c_out, 1)
+            def construct(self, x):
+                return self.proj(self.conv(x))
+        class Backbone(nn.Cell):
+            def __init__(self, shape):
+                super().__init__()
+                self.stem = ConvBlock(shape[0], shape[1], k=3)
+                self.mid = ConvBlock(shape[1], shape[2], 3, e=0.5)
+                self.top = ConvBlock(shape[2], shape[3], k=3, e=0.5)
+            def construct(self, x):
+                return self.top(self.mid(self.stem(x)))
+        class Neck(nn.Cell):
+            def __init__(self, backbone, shape):
+                super().__init__()
+                self.backbone = backbone
+                self.head = ConvBlock(shape[3], shape[3], k=3, e=0.5)
+            def construct(self, x):
+                return self.head(self.backbone(x))
+        class Detector(nn.Cell):
+            def __init__(self, version=0):
+                super().__init__()
+                self.config = config
+                self.shape = self.config.widths[version]
+                self.neck = Neck(backbone=Backbone(shape=self.shape), shape=self.shape)
+            def construct(self, x):
+                return self.neck(x)
+    """,
+    "train.py": """
+        import mindspore.nn as nn
+        from src.config import config
+        from src.blocks import Detector
+        def main():
+            sizes = {"tiny": 0, "small": 1, "large": 2}
+            net = Detector(version=sizes[config.model_size])
+            opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
+            step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+            for image, label in data:
+                step(image, label)
+        if __name__ == "__main__":
+            main()
+    """,
+}
+WIDTHS = ((3, 16, 32, 64), (3, 128, 256, 512), (3, 192, 384, 768))
+
+
+def _detector_weights(row) -> int:
+    def block(c_in, c_out, k=1, e=1.0):
+        hidden = int(c_out * e)
+        return c_in * hidden * k * k + hidden * c_out
+    return (block(row[0], row[1], k=3) + block(row[1], row[2], 3, e=0.5) + block(row[2], row[3], k=3, e=0.5)
+            + block(row[3], row[3], k=3, e=0.5))
+
+
+@pytest.mark.parametrize("size, row", [("large", 2), ("small", 1)])
+def test_a_network_sized_by_the_row_of_a_yaml_table_a_dict_of_size_names_chooses(tmp_path, size, row):
+    # A detector whose widths are the row of a table indexed by a version a dict maps from the configured size name:
+    # the chosen row counts (not the smallest), widths through int(c_out * e) with a default factor count, and the
+    # backbone built as an argument of the neck that keeps it counts once.
+    from ms_perflint.run.lint import check_folder
+    from tests.conftest import write_project
+
+    table = ", ".join(str(list(widths)) for widths in WIDTHS)
+    files = {**SIZED_BY_TABLE, "default_config.yaml": f"model_size: {size}\nwidths: [{table}]\n"}
+    results = check_folder(str(write_project(tmp_path, files)), Settings(select=("MSP107",)), rules=[Fp32ConvTraining])
+    [finding] = [f for r in results.values() for f in r.findings]
+    assert f"at least {_detector_weights(WIDTHS[row]):,} convolution weights" in finding.message
+
+
+def test_a_small_size_chosen_from_a_table_of_larger_ones_is_silent(tmp_path):
+    from ms_perflint.run.lint import check_folder
+    from tests.conftest import write_project
+
+    assert _detector_weights(WIDTHS[0]) < 1_000_000 < _detector_weights(WIDTHS[1])
+    table = ", ".join(str(list(widths)) for widths in WIDTHS)
+    files = {**SIZED_BY_TABLE, "default_config.yaml": f"model_size: tiny\nwidths: [{table}]\n"}
+    results = check_folder(str(write_project(tmp_path, files)), Settings(select=("MSP107",)), rules=[Fp32ConvTraining])
+    assert not any(r.findings for r in results.values())
