@@ -178,6 +178,32 @@ def measure_alternating(commands: Sequence[Tuple[str, Sequence[str]]], repeat: i
     return results
 
 
+def run_together(command: Sequence[str], copies: int = 2) -> List[Sample]:
+    """``copies`` runs of ``command`` started at once, each timed to its own end (output discarded)."""
+    start = time.perf_counter()
+    processes = [subprocess.Popen(list(command), cwd=NEUTRAL_CWD, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL) for _ in range(copies)]
+    samples = []
+    for process in processes:
+        _, status, usage = os.wait4(process.pid, 0)
+        samples.append(Sample(time.perf_counter() - start, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
+                              os.waitstatus_to_exitcode(status)))
+    return samples
+
+
+def machine_ceiling(command: Sequence[str], alone: Measure, repeat: int) -> Tuple[float, Measure]:
+    """How much two workers can gain on this machine, whatever the code: ``2 x`` one run alone over the wall of two
+    identical runs made at once (on a machine whose cores share caches, memory or a host, each runs slower when
+    both are busy); with the measure of the runs made at once (CPU seconds of one run)."""
+    together = Measure(f"two of them at once ({alone.label})")
+    for _ in range(repeat):
+        samples = run_together(command)
+        together.samples.append(Sample(max(s.wall for s in samples), statistics.mean(s.cpu for s in samples),
+                                       max(s.max_rss_mib for s in samples), 0))
+    print(together.line(), flush=True)
+    return 2 * alone.wall / together.wall, together
+
+
 def run_checked(command: Sequence[str], **kwargs) -> str:
     kwargs.setdefault("cwd", NEUTRAL_CWD)
     completed = subprocess.run(list(command), capture_output=True, text=True, **kwargs)
@@ -810,11 +836,15 @@ def _zoo_rows(zoo: Path, project: Path, edited: Sequence[str], plugin: Path, rep
     shutil.copytree(zoo, project, ignore=shutil.ignore_patterns(".git"))
     (project / "pyproject.toml").write_text("[project]\nname = 'zoo'\n")
     files = [path for path in project.rglob("*.py")]
-    one, two = alternate([("ms-perflint --no-cache -j1, the zoo project", cli(plugin, "--no-cache", "-j", "1", str(project))),
+    single = cli(plugin, "--no-cache", "-j", "1", str(project))
+    one, two = alternate([("ms-perflint --no-cache -j1, the zoo project", single),
                           ("ms-perflint --no-cache -j2, the zoo project", cli(plugin, "--no-cache", "-j", "2", str(project)))])
+    ceiling, together = machine_ceiling(single, one, repeat)
     rows = [
         ("zoo project mode: --jobs 2 speed-up over --jobs 1 (wall; parts decided in the workers)",
          f"{one.wall / two.wall:.2f}x", ">= 1.8x", _met(1.8, one.wall / two.wall)),
+        ("this machine's ceiling for it: 2 x one -j1 run alone / two -j1 runs at once (wall; CPU of one run alone / "
+         "at once)", f"{ceiling:.2f}x ({one.cpu:.1f} s / {together.cpu:.1f} s)", "", ""),
         ("zoo peak RSS, project mode --no-cache: -j1 / -j2 (largest process)",
          f"{one.max_rss_mib:.0f} / {two.max_rss_mib:.0f} MiB", "", ""),
     ]
