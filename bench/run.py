@@ -172,36 +172,28 @@ def measure_alternating(commands: Sequence[Tuple[str, Sequence[str]]], repeat: i
         for result, (_, command) in zip(results, commands):
             if before is not None:
                 before()
-            result.samples.append(run_once(command))
+            result.samples.append(command.sample() if isinstance(command, Together) else run_once(command))
     for result in results:
         print(result.line(), flush=True)
     return results
 
 
-def run_together(command: Sequence[str], copies: int = 2) -> List[Sample]:
-    """``copies`` runs of ``command`` started at once, each timed to its own end (output discarded)."""
-    start = time.perf_counter()
-    processes = [subprocess.Popen(list(command), cwd=NEUTRAL_CWD, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL) for _ in range(copies)]
-    samples = []
-    for process in processes:
-        _, status, usage = os.wait4(process.pid, 0)
-        samples.append(Sample(time.perf_counter() - start, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
-                              os.waitstatus_to_exitcode(status)))
-    return samples
+@dataclass
+class Together:
+    """Copies of one command started at once, measured as one sample: the wall until the last ends, the CPU
+    seconds of one copy (their mean). Two ``-j1`` runs at once against one alone show what two busy cores give
+    this machine, whatever the code: where they share caches, memory or a host, each runs slower."""
 
+    command: Sequence[str]
+    copies: int = 2
 
-def machine_ceiling(command: Sequence[str], alone: Measure, repeat: int) -> Tuple[float, Measure]:
-    """How much two workers can gain on this machine, whatever the code: ``2 x`` one run alone over the wall of two
-    identical runs made at once (on a machine whose cores share caches, memory or a host, each runs slower when
-    both are busy); with the measure of the runs made at once (CPU seconds of one run)."""
-    together = Measure(f"two of them at once ({alone.label})")
-    for _ in range(repeat):
-        samples = run_together(command)
-        together.samples.append(Sample(max(s.wall for s in samples), statistics.mean(s.cpu for s in samples),
-                                       max(s.max_rss_mib for s in samples), 0))
-    print(together.line(), flush=True)
-    return 2 * alone.wall / together.wall, together
+    def sample(self) -> Sample:
+        start = time.perf_counter()
+        processes = [subprocess.Popen(list(self.command), cwd=NEUTRAL_CWD, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL) for _ in range(self.copies)]
+        usages = [os.wait4(process.pid, 0)[2] for process in processes]
+        return Sample(time.perf_counter() - start, statistics.mean(u.ru_utime + u.ru_stime for u in usages),
+                      max(u.ru_maxrss for u in usages) / 1024, 0)
 
 
 def run_checked(command: Sequence[str], **kwargs) -> str:
@@ -837,9 +829,12 @@ def _zoo_rows(zoo: Path, project: Path, edited: Sequence[str], plugin: Path, rep
     (project / "pyproject.toml").write_text("[project]\nname = 'zoo'\n")
     files = [path for path in project.rglob("*.py")]
     single = cli(plugin, "--no-cache", "-j", "1", str(project))
-    one, two = alternate([("ms-perflint --no-cache -j1, the zoo project", single),
-                          ("ms-perflint --no-cache -j2, the zoo project", cli(plugin, "--no-cache", "-j", "2", str(project)))])
-    ceiling, together = machine_ceiling(single, one, repeat)
+    one, two, together = alternate([
+        ("ms-perflint --no-cache -j1, the zoo project", single),
+        ("ms-perflint --no-cache -j2, the zoo project", cli(plugin, "--no-cache", "-j", "2", str(project))),
+        ("two ms-perflint --no-cache -j1 at once, the zoo project", Together(single)),
+    ])
+    ceiling = 2 * one.wall / together.wall
     rows = [
         ("zoo project mode: --jobs 2 speed-up over --jobs 1 (wall; parts decided in the workers)",
          f"{one.wall / two.wall:.2f}x", ">= 1.8x", _met(1.8, one.wall / two.wall)),
@@ -863,7 +858,8 @@ def _zoo_rows(zoo: Path, project: Path, edited: Sequence[str], plugin: Path, rep
         f"Zoo rows: {zoo} copied into one project ({len(files)} Python files, a pyproject.toml at its top). Each "
         f"edit row appends `{EDITED_LINE.strip().format(n='N')}` (a new name each run) to the file after a cached run "
         "of the whole zoo and times `ms-perflint <that file>`; only the part that file belongs to is decided again. "
-        "The full run it is set against uses automatic jobs (two workers here). The -j rows alternate their runs."
+        "The full run it is set against uses automatic jobs (two workers here). The -j rows and the two runs at once "
+        "alternate, so a drift in the machine's speed hits all three alike."
     ]
     return rows, notes
 
