@@ -116,9 +116,7 @@ def _sequence(node: Any, text: str) -> Value:
 
 
 def _tupled(node: Any) -> Any:
-    import yaml
-
-    return tuple(_tupled(item) for item in node.value) if isinstance(node, yaml.SequenceNode) else _typed(node)
+    return tuple(_tupled(item) for item in node.value) if isinstance(node.value, list) else _typed(node)
 
 
 def _typed(node: Any) -> Any:

@@ -114,6 +114,13 @@ class IndexedFile:
             self.packed, self.facts = pickle.dumps(self.facts, pickle.HIGHEST_PROTOCOL), None
         return self
 
+    def stored_text(self) -> str:
+        """The facts as the store keeps them: the text the worker made, else made here (not keeping objects)."""
+        if self.stored is not None:
+            return self.stored
+        return stored_facts(self.facts if self.facts is not None else self.unpacked() if self.packed is not None
+                            else self.loaded_facts())
+
     def has_facts(self) -> bool:
         """Whether the record holds its facts in memory, in any form."""
         return self.facts is not None or self.packed is not None or self.raw is not None
@@ -344,7 +351,7 @@ class ProjectIndex:
             for path in sorted(self._new):
                 record = self.files.get(path)
                 if record is not None and (record.stored is not None or record.has_facts()):
-                    stored = record.stored if record.stored is not None else stored_facts(record.loaded_facts())
+                    stored = record.stored_text()
                     record.facts_digest = hashlib.sha256(stored.encode()).hexdigest()  # JSON escapes non-ASCII
                     record.stored = None
                     _write_text(self._facts_path(path, record.digest), stored)

@@ -20,7 +20,7 @@ from ms_perflint.project.training import (
     NetworkUse, ParameterCount, Training, group_argument, holding_attribute, layer_groups, used_attributes,
 )
 from ms_perflint.project.unroll import STARRED, UNKNOWN, Execution, unroll
-from ms_perflint.project.values import ARITHMETIC, NUMERIC, ORDERINGS, Ref, Values, apply_numeric, compute
+from ms_perflint.project.values import ARITHMETIC, ORDERINGS, Ref, Values, apply_numeric, compute, numeric_function
 
 #: What a cast does to the layers it reaches.
 LOW, FP32, UNKNOWN_DTYPE = "low", "fp32", "unknown"
@@ -1082,10 +1082,11 @@ class ConvWeights(ParameterCount):
             return compute(value.data, operands) if None not in operands else None
         if value.kind == CALL:
             call = self.project.python[path].call(value.data)
-            if call is None or call.callee not in NUMERIC or not call.args or call.kwargs or call.star or call.double_star:
+            function = numeric_function(call) if call is not None else None
+            if function is None:
                 return None
             operands = [self._number(path, argument, scope, depth + 1, bound) for argument in call.args]
-            return apply_numeric(NUMERIC[call.callee], operands) if None not in operands else None
+            return apply_numeric(function, operands) if None not in operands else None
         return self._evaluate(path, value, scope, depth + 1, bound)
 
     def _holds(self, path: str, value: Value, scope: int, depth: int = 0) -> Optional[bool]:

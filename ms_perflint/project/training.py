@@ -757,12 +757,9 @@ class ParameterCount:
         """Networks handed to ``__init__`` and kept on ``self`` to be called (``self.backbone = backbone``)."""
         project = self.project
         path = cls[0]
-        facts = project.class_facts(cls)
-        called, passed = _used_attributes(project, cls)
+        called, _ = _used_attributes(project, cls)
         total = 0
-        for name, value in facts.attrs.items():  # type: ignore[union-attr]
-            if value.kind != PARAM or (name not in called and name not in passed):
-                continue
+        for name, value in self._kept_parameters(cls).items():
             made = project.made_by(path, value, scope=init)
             if ms.is_optimizer(made):
                 continue  # its state grows with the network it trains, as in a ModelCheckpoint of a Model
@@ -776,6 +773,16 @@ class ParameterCount:
                 return None
             total += size
         return total
+
+    def _kept_parameters(self, cls: ClassRef) -> Dict[str, Value]:
+        """``{attribute: parameter}`` of what ``__init__`` keeps on ``self`` from its parameters and the class's
+        methods call or hand on: the networks it may hold (:meth:`_held_networks`)."""
+        facts = self.project.class_facts(cls)
+        if facts is None:
+            return {}
+        called, passed = _used_attributes(self.project, cls)
+        return {name: value for name, value in facts.attrs.items()
+                if value.kind == PARAM and (name in called or name in passed)}
 
     def of_scope(self, scope: ScopeRef) -> Optional[int]:
         """Weights built when the scope runs once."""
@@ -838,8 +845,7 @@ class ParameterCount:
         names = [key for key, value in parent.kwargs.items() if value.kind == CALL and value.data == call.id] + [
             params[position] for position, value in enumerate(parent.args)
             if value.kind == CALL and value.data == call.id and position < len(params) and not parent.star]
-        facts = self.project.class_facts((symbol.path, symbol.name))
-        kept = {value.data for value in facts.attrs.values() if value.kind == PARAM} if facts is not None else set()
+        kept = {value.data for value in self._kept_parameters((symbol.path, symbol.name)).values()}
         return bool(names) and all(name in kept for name in names)
 
     def _own_method(self, path: str, call: Call) -> Optional[ScopeRef]:
@@ -884,17 +890,20 @@ def _same_network(value: Optional[Value], other: Value) -> bool:
 
 def _used_attributes(project: Project, cls: ClassRef) -> Tuple[Set[str], Set[str]]:
     """``self.<name>`` the class's methods call (``self.backbone(x)``), and those they hand to a call
-    (``self.grad(self.network, weights)``: a hand-written train step trains the network it keeps)."""
-    called: Set[str] = set()
-    passed: Set[str] = set()
-    for path, index in project.methods(cls):
-        for call in project.python[path].calls:
-            if call.scope != index:
-                continue
-            if call.callee.startswith("self.") and call.callee.count(".") == 1:
-                called.add(call.callee[5:])
-            passed.update(a.data for a in (*call.args, *call.kwargs.values()) if a.kind == SELF)
-    return called, passed
+    (``self.grad(self.network, weights)``: a hand-written train step trains the network it keeps). Memoised."""
+    def find() -> Tuple[Set[str], Set[str]]:
+        called: Set[str] = set()
+        passed: Set[str] = set()
+        for path, index in project.methods(cls):
+            for call in project.python[path].calls:
+                if call.scope != index:
+                    continue
+                if call.callee.startswith("self.") and call.callee.count(".") == 1:
+                    called.add(call.callee[5:])
+                passed.update(a.data for a in (*call.args, *call.kwargs.values()) if a.kind == SELF)
+        return called, passed
+
+    return project.memo(("used-attributes", cls), find)  # type: ignore[return-value]
 
 
 def loop_count(values, path: str, loop, facts) -> Optional[int]:

@@ -117,6 +117,18 @@ def inferred_literals(project: Project, path: str, value: Value) -> Resolution:
     return Resolution([Known(literal, Where(*place), "literal", value.via) for literal, *place in found], complete)
 
 
+_NO_ITEM = object()
+
+
+def _item_of(container: Any, key: Any) -> Any:
+    """``container[key]``: a tuple or list at an int position, a dict at a string key; :data:`_NO_ITEM` else."""
+    if isinstance(container, (tuple, list)) and type(key) is int and -len(container) <= key < len(container):
+        return container[key]
+    if isinstance(container, dict) and isinstance(key, str) and key in container:
+        return container[key]
+    return _NO_ITEM
+
+
 def _through(known: Known, name: str) -> Known:
     if known.trail and known.trail[-1] == name:
         return known
@@ -212,19 +224,18 @@ class Values:
             return self._operation(path, value, scope, depth, program, context)
         if kind == CALL:
             call = self.project.python[path].call(value.data)
-            if call is not None and call.callee in NUMERIC:
-                return self._numeric(path, call, depth, program, context)
+            function = numeric_function(call) if call is not None else None
+            if function is not None:
+                return self._numeric(path, call, function, depth, program, context)
             return self._context_read(path, value, depth, program)
         if kind == NAME:  # astroid's answer where the facts have none (project/inference.py)
             return inferred_literals(self.project, path, value)
         return unknown()
 
-    def _numeric(self, path: str, call: Call, depth: int, program: Optional[Program], context: Context) -> Resolution:
+    def _numeric(self, path: str, call: Call, function: Callable[..., Any], depth: int, program: Optional[Program],
+                 context: Context) -> Resolution:
         """``int(math.log(upscale_factor, 2))``: a pure numeric function of arguments the model knows."""
-        if not call.args or call.kwargs or call.star or call.double_star:
-            return unknown()
         operands = [self.resolve(path, argument, call.scope, depth + 1, program, context) for argument in call.args]
-        function = NUMERIC[call.callee]
         return _computed(operands, lambda values: apply_numeric(function, values), lambda last: call_where(path, call), "")
 
     def _context_read(self, path: str, value: Value, depth: int, program: Optional[Program]) -> Resolution:
@@ -496,11 +507,11 @@ class Values:
         base = self.resolve(path, value.parts[0], scope, depth + 1, program, context)
         result = Resolution(complete=base.complete)
         for known in base.values:
-            if isinstance(known.value, (tuple, list)) and -len(known.value) <= position < len(known.value):
-                result.values.append(Known(known.value[position], known.where, known.source, known.via,
-                                           from_table=known.from_table))
-            else:
+            item = _item_of(known.value, position)
+            if item is _NO_ITEM:
                 result.complete = False
+            else:
+                result.values.append(Known(item, known.where, known.source, known.via, from_table=known.from_table))
         return result
 
     def _lookup(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program],
@@ -515,14 +526,12 @@ class Values:
         result = Resolution(complete=base.complete)
         for container in base.values:
             items = container.value
-            if isinstance(items, dict):
-                chosen = [items[k.value] for k in keys.values if isinstance(k.value, str) and k.value in items] \
-                    if known_key else list(items.values())
-            elif isinstance(items, (tuple, list)):
-                chosen = [items[k.value] for k in keys.values if type(k.value) is int and -len(items) <= k.value < len(
-                    items)] if known_key else list(items)
-            else:
+            if not isinstance(items, (dict, tuple, list)):
                 return unknown()
+            if known_key:
+                chosen = [item for item in (_item_of(items, k.value) for k in keys.values) if item is not _NO_ITEM]
+            else:
+                chosen = list(items.values()) if isinstance(items, dict) else list(items)
             if not chosen:
                 return unknown()
             result.values.extend(replace(container, value=item, from_table=True) for item in chosen)
@@ -961,10 +970,17 @@ def _computed(operands: List[Resolution], compute: Callable[[List[Any]], Optiona
 
 
 #: The pure numeric functions a value may be computed with (``int(c * 0.5)``), by qualified name.
-NUMERIC: Dict[str, Callable[..., Any]] = {
+_NUMERIC: Dict[str, Callable[..., Any]] = {
     name: getattr(math if name.startswith("math.") else builtins, name.rpartition(".")[2])
     for name in ms.NUMERIC_FUNCTIONS
 }
+
+
+def numeric_function(call: Call) -> Optional[Callable[..., Any]]:
+    """The pure numeric function a call makes of its positional arguments alone (``int(c * e)``), else None."""
+    if call.callee not in _NUMERIC or not call.args or call.kwargs or call.star or call.double_star:
+        return None
+    return _NUMERIC[call.callee]
 
 
 def apply_numeric(function: Callable[..., Any], operands: List[Any]) -> Optional[Any]:
