@@ -429,11 +429,13 @@ class Checkpoints:
         each callback in its function (a notebook trains LeNet, then VGG16), else every network the programs
         train."""
         training = self.training
-        uses = [self._trained_next(path, callback) for path, callback in callbacks]
-        if not uses or None in uses:
-            uses = [use for program in programs for use in training.networks(program)]
-        sizes = [network_parameters(self.project, self.values, training, use.path, use.network, use.anchor.scope)
-                 for use in uses]
+        following = [self._trained_next(path, callback) for path, callback in callbacks]
+        if following and None not in following:
+            uses = [(program, use) for program in programs for use in following]
+        else:
+            uses = [(program, use) for program in programs for use in training.networks(program)]
+        sizes = [network_parameters(self.project, self.values, training, use.path, use.network, use.anchor.scope,
+                                    program) for program, use in uses]
         return bool(sizes) and all(size is not None and size < ms.SMALL_NETWORK_PARAMETERS for size in sizes)
 
     def _trained_next(self, path: str, callback: Call):
@@ -449,10 +451,10 @@ class Checkpoints:
         """``save_checkpoint(net, ...)`` of a network known to be small; for a save whose object the linter
         cannot size (``run_context.original_args().network``), every network the programs train is small."""
         saved = call.argument("save_obj", 0)
-        size = network_parameters(self.project, self.values, self.training, path, saved, call.scope) \
-            if saved is not None else None
-        if size is not None:
-            return size < ms.SMALL_NETWORK_PARAMETERS
+        sizes = [network_parameters(self.project, self.values, self.training, path, saved, call.scope, program)
+                 for program in programs] if saved is not None else []
+        if sizes and None not in sizes:
+            return max(sizes) < ms.SMALL_NETWORK_PARAMETERS  # type: ignore[type-var]
         return self.small_network(programs, [])
 
 

@@ -462,6 +462,12 @@ class Project:
         if symbol is not None:
             yield from self._symbol_scopes(symbol)
             return
+        handed = self.handed_classes(path, call.receiver, call.scope) \
+            if call.method == "__call__" and call.receiver is not None else frozenset()
+        for cls in sorted(handed):
+            yield from self.construction_scopes(cls)
+        if handed:
+            return
         if call.receiver is not None and _untyped(call.receiver) and not self._ask_astroid(path, call):
             return  # the facts do not follow the receiver, and no project class has the method
         if call.method and call.receiver is not None and call.method != "__call__":
@@ -475,6 +481,29 @@ class Project:
                 if found is not None:
                     yield found
             yield from self._held_functions(path, call.receiver, 0)
+
+    def handed_classes(self, path: str, value: Value, scope: int) -> FrozenSet[ClassRef]:
+        """The project classes a parameter is handed (``ResidualBlock(Block, ...)`` hands ``block`` the class
+        ``Block``): a call of it builds one. Empty unless every caller passes a class, by name."""
+        if value.kind != PARAM:
+            return frozenset()
+        facts = self.python[path]
+        current = scope
+        while 0 <= current < len(facts.scopes) and value.data not in facts.scopes[current].params:
+            current = facts.scopes[current].parent
+        if not 0 <= current < len(facts.scopes):
+            return frozenset()
+        function = facts.scopes[current]
+        position = function.params.index(value.data) - (1 if function.cls and function.params[0] == "self" else 0)
+        found: Set[ClassRef] = set()
+        for caller_path, call in self.callers((path, current)):
+            argument = call.argument(value.data, position if position >= 0 else None)
+            symbol = self.resolve(argument.data, caller_path) if argument is not None and argument.kind == REF \
+                else None
+            if symbol is None or symbol.kind != "class":
+                return frozenset()
+            found.add((symbol.path, symbol.name))
+        return frozenset(found)
 
     def _held_functions(self, path: str, value: Value, depth: int) -> Iterator[ScopeRef]:
         """The project functions a called value holds: one of several (``step = jit(step) if fast else step``),

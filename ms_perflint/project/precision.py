@@ -753,6 +753,8 @@ class ConvWeights(ParameterCount):
     size takes several values counts at its smallest, what cannot be sized (a convolution of unknown channels, a
     block class handed in, another package's network) counts 0, and a loop of unknown count runs once."""
 
+    CONTEXTUAL = False  # a run's bindings size the layers (:meth:`_bound`), not the values engine's context
+
     def __init__(self, project: Project, values) -> None:
         super().__init__(project, values)
         #: The scopes each counted scope runs (itself, the methods, factories and classes it builds, transitively).

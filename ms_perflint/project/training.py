@@ -14,10 +14,10 @@ The rules ask these questions of programs (:mod:`~ms_perflint.project.model`):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple  # noqa: F401
+from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple  # noqa: F401
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, DICT, EITHER, ITEMS, LIT, NAME, OP, PARAM, SELF, Call, Value, choices
+from ms_perflint.analysis.facts import CALL, DICT, EITHER, ITEMS, LIT, NAME, OP, PARAM, REF, SELF, Call, Value, choices
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 
 #: MindSpore cells that wrap a network and take it as their first argument.
@@ -660,13 +660,14 @@ def argument_for(call: Call, scope, name: str) -> Optional[Value]:
 
 
 def network_parameters(project: Project, values, training: "Training", path: str, network: Value,
-                       scope: int) -> Optional[int]:
+                       scope: int, program: Optional[Program] = None) -> Optional[int]:
     """How many parameters a network has, at most: counted from the project classes it is made of, known for
     model-zoo networks (``lenet(...)``, ``create_model("squeezenet1_0")``) and for small architecture families
-    (a project class named ``SqueezeNet``); None when unknown."""
+    (a project class named ``SqueezeNet``); None when unknown. With ``program``, the sizes are those that program
+    builds (the callers it runs, not a hub entry that forwards ``*args``)."""
     classes = training.network_classes(path, network, scope)
     if classes:
-        return ParameterCount.shared(project, values).of_classes(classes)
+        return ParameterCount.shared(project, values, program).of_classes(classes)
     return _zoo_parameters(project, values, path, training.unwrap(path, network), scope)
 
 
@@ -702,18 +703,29 @@ class ParameterCount:
     network from another package stored on ``self``) makes the whole count unknown.
     """
 
-    def __init__(self, project: Project, values) -> None:
+    #: A layer's sizes are read as the calls being counted pass them (``Conv(3, 64)`` inside ``Net``'s
+    #: ``__init__`` sizes that ``Conv`` with 3 and 64, not with every value any caller passes).
+    CONTEXTUAL = True
+    #: The innermost calls a size is read through (deeper chains fall back to every caller's values).
+    CONTEXT_DEPTH = 4
+
+    def __init__(self, project: Project, values, program: Optional[Program] = None) -> None:
         self.project = project
         self.values = values
-        self._scopes: Dict[ScopeRef, Optional[int]] = {}
+        #: Sizes are read as this program runs them (only the callers it reaches), or as any caller does.
+        self.program = program
+        self._scopes: Dict[Tuple[ScopeRef, tuple], Optional[int]] = {}
+        #: The calls being counted, outermost first (:attr:`CONTEXTUAL`).
+        self._through_calls: List[Tuple[str, Call]] = []
         #: Classes being counted now: a class that holds an instance of itself (through the networks its callers
         #: hand it) is unknown, not an endless count.
         self._counting: Set[ClassRef] = set()
 
     @classmethod
-    def shared(cls, project: Project, values) -> "ParameterCount":
-        """The project's counter (counts are shared by the rules of one run)."""
-        return project.memo(("parameter-count", id(values)), lambda: cls(project, values))  # type: ignore[return-value]
+    def shared(cls, project: Project, values, program: Optional[Program] = None) -> "ParameterCount":
+        """The project's counter for ``program`` (counts are shared by the rules of one run)."""
+        key = ("parameter-count", id(values), program.entry if program is not None else None)
+        return project.memo(key, lambda: cls(project, values, program))  # type: ignore[return-value]
 
     def of_classes(self, classes: FrozenSet[ClassRef]) -> Optional[int]:
         """The weights of one instance of each class (None when one is unknown)."""
@@ -784,11 +796,26 @@ class ParameterCount:
         return {name: value for name, value in facts.attrs.items()
                 if value.kind == PARAM and (name in called or name in passed)}
 
+    def context(self) -> Tuple[Tuple[str, Call], ...]:
+        """The calls a size read now is made through (the values engine's ``context``)."""
+        return tuple(self._through_calls[-self.CONTEXT_DEPTH:]) if self.CONTEXTUAL else ()
+
+    def _entering(self, path: str, call: Call, count: Callable[[], Optional[int]]) -> Optional[int]:
+        """``count()`` with ``call`` as the innermost call of the context."""
+        if not self.CONTEXTUAL:
+            return count()
+        self._through_calls.append((path, call))
+        try:
+            return count()
+        finally:
+            self._through_calls.pop()
+
     def of_scope(self, scope: ScopeRef) -> Optional[int]:
-        """Weights built when the scope runs once."""
-        if scope in self._scopes:
-            return self._scopes[scope]
-        self._scopes[scope] = None  # recursion: unknown
+        """Weights built when the scope runs once (in the current context)."""
+        key = (scope, tuple((p, c.id) for p, c in self.context()))
+        if key in self._scopes:
+            return self._scopes[key]
+        self._scopes[key] = None  # recursion: unknown
         path, index = scope
         total: Optional[int] = 0
         for call in self.project.python[path].calls:
@@ -800,7 +827,7 @@ class ParameterCount:
                 total = None
                 break
             total += size * times  # type: ignore[operator]
-        self._scopes[scope] = total
+        self._scopes[key] = total
         return total
 
     def _call(self, path: str, call: Call) -> Optional[int]:
@@ -809,24 +836,35 @@ class ParameterCount:
         if qualified:
             layer = ms.WEIGHTED_LAYERS.get(qualified)
             if layer is not None:
-                return _layer_size(self.values, path, call, layer)
+                return _layer_size(self.values, path, call, layer, self.program, self.context())
             if qualified in ms.UNSIZED_WEIGHT_LAYERS:
                 return None
             # Another package's network stored on the cell (``self.backbone = create_model(...)``).
             return None if call.target.startswith("self.") and not qualified.startswith("mindspore.") else 0
         method = self._own_method(path, call)
         if method is not None:
-            return self.of_scope(method)
+            return self._entering(path, call, lambda: self.of_scope(method))
         if call.method == "__call__" and call.receiver is not None and call.receiver.kind in (PARAM, NAME):
-            return None  # ``block(in_channels, channels)``: a class or factory handed in, of unknown size
+            return self._entering(path, call, lambda: self._handed(path, call))
         symbol = project.callee(path, call)
         if symbol is None:
             return 0  # a builtin, numpy, or a call the linter cannot follow
         if symbol.kind == "class":
             ref = (symbol.path, symbol.name)
-            return self.of_class(ref) if project.is_cell(ref) else 0
+            return self._entering(path, call, lambda: self.of_class(ref)) if project.is_cell(ref) else 0
         function = project.function_of(symbol)
-        return self.of_scope((symbol.path, function)) if function is not None else 0
+        return self._entering(path, call, lambda: self.of_scope((symbol.path, function))) \
+            if function is not None else 0
+
+    def _handed(self, path: str, call: Call) -> Optional[int]:
+        """``block(in_channels, channels)`` where every caller hands the parameter ``block`` a project class: the
+        largest of them; None for a factory or anything else handed in."""
+        classes = self.project.handed_classes(path, call.receiver, call.scope) if call.receiver is not None \
+            else frozenset()
+        sizes = [self.of_class(cls) if self.project.is_cell(cls) else None for cls in sorted(classes)]
+        if not sizes or None in sizes:
+            return None
+        return max(sizes)  # type: ignore[type-var]
 
     def held_elsewhere(self, path: str, call: Call) -> bool:
         """``Outer(backbone=Inner(...))``: a network built as the argument of a project cell that keeps it on
@@ -867,7 +905,7 @@ class ParameterCount:
         times = 1
         facts = self.project.python[path]
         for loop_id in call.loops:
-            count = loop_count(self.values, path, facts.loops[loop_id], facts)
+            count = loop_count(self.values, path, facts.loops[loop_id], facts, self.program)
             if count is None:
                 return None
             times *= count
@@ -906,8 +944,9 @@ def _used_attributes(project: Project, cls: ClassRef) -> Tuple[Set[str], Set[str
     return project.memo(("used-attributes", cls), find)  # type: ignore[return-value]
 
 
-def loop_count(values, path: str, loop, facts) -> Optional[int]:
-    """The most iterations of ``for _ in range(...)`` or of a loop over a known tuple; None when unknown."""
+def loop_count(values, path: str, loop, facts, program: Optional[Program] = None) -> Optional[int]:
+    """The most iterations of ``for _ in range(...)`` or of a loop over a known tuple (as ``program`` runs it);
+    None when unknown."""
     iterable = loop.iterable
     if iterable is None:
         return None
@@ -917,7 +956,7 @@ def loop_count(values, path: str, loop, facts) -> Optional[int]:
             return None
         bounds = []
         for argument in call.args[:2]:
-            found = values.resolve(path, argument, loop.scope)
+            found = values.resolve(path, argument, loop.scope, program=program)
             numbers = [k.value for k in found.values]
             if not found.complete or not numbers or not all(type(n) is int for n in numbers):
                 return None
@@ -925,14 +964,15 @@ def loop_count(values, path: str, loop, facts) -> Optional[int]:
         if len(bounds) == 1:
             return max(0, max(bounds[0]))
         return max(0, max(bounds[1]) - min(bounds[0]))
-    found = values.resolve(path, iterable, loop.scope)
+    found = values.resolve(path, iterable, loop.scope, program=program)
     sizes = [len(k.value) for k in found.values if isinstance(k.value, (tuple, list, dict, str))]
     if not found.complete or not sizes or len(sizes) != len(found.values):
         return None
     return max(sizes)
 
 
-def _layer_size(values, path: str, call: Call, layer) -> Optional[int]:
+def _layer_size(values, path: str, call: Call, layer, program: Optional[Program] = None,
+                context: tuple = ()) -> Optional[int]:
     product = 1
     for parameter in (layer.inputs, layer.outputs, layer.kernel):
         if parameter is None:
@@ -940,12 +980,12 @@ def _layer_size(values, path: str, call: Call, layer) -> Optional[int]:
         argument = call.argument(parameter.keyword, parameter.position)
         if argument is None:
             return None
-        found = values.resolve(path, argument, call.scope)
+        found = values.resolve(path, argument, call.scope, program=program, context=context)
         numbers = [_size_of(k.value, layer.dims if parameter is layer.kernel else 0) for k in found.values]
         if not found.complete or not numbers or None in numbers:
             return None
         product *= max(numbers)  # type: ignore[type-var]
-    groups = layer_groups(values, path, call, layer)
+    groups = layer_groups(values, path, call, layer, program, context)
     return product // min(groups) if groups else None
 
 
@@ -962,13 +1002,14 @@ def group_argument(call: Call, layer) -> Optional[Value]:
     return None if value is not None and value.kind == LIT and isinstance(value.data, bool) else value
 
 
-def layer_groups(values, path: str, call: Call, layer) -> Tuple[int, ...]:
+def layer_groups(values, path: str, call: Call, layer, program: Optional[Program] = None,
+                 context: tuple = ()) -> Tuple[int, ...]:
     """The group counts a convolution can be built with: ``(1,)`` when it names none; empty when they are not known
     (``group=channels`` of an unknown width): the layer's size is then not known either."""
     argument = group_argument(call, layer)
     if argument is None:
         return (1,)
-    found = values.resolve(path, argument, call.scope)
+    found = values.resolve(path, argument, call.scope, program=program, context=context)
     numbers = [k.value for k in found.values]
     if not found.complete or not numbers or not all(type(n) is int and n > 0 for n in numbers):
         return ()

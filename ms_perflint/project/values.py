@@ -219,7 +219,9 @@ class Values:
             facts = self.project.python[found[0]]
             cls = facts.classes[owner[1]] if owner[0] == found[0] and owner[1] in facts.classes else None
             init = cls.methods.get("__init__", 0) if cls is not None else 0
-            return self.resolve(found[0], found[1], init, depth + 1, program=program).through(value.data)
+            # In a constructor the context entered, the attribute is what that construction passed.
+            return self.resolve(found[0], found[1], init, depth + 1, program=program,
+                                context=context).through(value.data)
         if kind == OP:
             return self._operation(path, value, scope, depth, program, context)
         if kind == CALL:

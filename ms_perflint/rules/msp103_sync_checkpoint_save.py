@@ -117,7 +117,10 @@ class SyncCheckpointSave(Rule):
               every few epochs is reported;
             - a small network: under 3 million parameters (LeNet, SqueezeNet, MobileViT-XXS, OSNet) a checkpoint
               is a few MB and writes in tens of milliseconds. The size is counted from the layers the network's
-              classes build -- a block built in a loop or a comprehension once per iteration, a network kept by a
+              classes build, each with the sizes the call that builds it passes and the callers the training
+              program runs (a hub entry forwarding `*args` is not one of them) -- a block class handed to a helper
+              (`make_layer(Block, 64, 3)`) as that class, a block built in a loop or a comprehension once per
+              iteration, a network kept by a
               wrapper (`self.backbone = backbone`), a project cell built on `TrainOneStepCell`, a function or
               method that returns the network it is given (`net = quantizer.apply(net)`, a loss-cell factory), a
               MindSpore loss counted as no weights -- and known for model-zoo networks (`lenet(...)`,

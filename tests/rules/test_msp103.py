@@ -346,9 +346,11 @@ def test_a_program_that_runs_on_the_cpu_keeps_no_accelerator_waiting():
     assert len(lint(code.replace('"CPU"', '"GPU"'))) == 1
 
 
-def test_a_block_class_handed_to_a_helper_leaves_the_size_unknown():
+def test_a_block_class_handed_to_a_helper_is_counted_as_that_class():
     # A ResNet whose make_layer(block, ...) calls the class it is given: counting its calls as nothing made a
-    # 25 M-parameter ResNet-50 look like 10 M; a size it cannot know is unknown, and unknown is reported.
+    # 25 M-parameter ResNet-50 look like 10 M. The class handed in is counted with the sizes the helper passes
+    # it (3 x 64 x 64 x 9: small); something else handed in (a factory) leaves the size unknown, and unknown is
+    # reported.
     prelude = """
 import mindspore.nn as nn
 
@@ -366,8 +368,12 @@ class Net(nn.Cell):
         self.layer = make_layer(Block, 64, 3)
         self.fc = nn.Dense(64, 10)
 """
-    assert len(lint(with_checkpoint("Net()", prelude=prelude))) == 1
+    assert lint(with_checkpoint("Net()", prelude=prelude)) == []
     assert lint(with_checkpoint("Net()", prelude=prelude.replace("block(channels)", "Block(channels)"))) == []
+    wide = prelude.replace("make_layer(Block, 64, 3)", "make_layer(Block, 1024, 3)").replace("Dense(64", "Dense(1024")
+    assert len(lint(with_checkpoint("Net()", prelude=wide))) == 1  # 3 x 1024 x 1024 x 9 = 28 M
+    factory = prelude.replace("make_layer(Block, 64, 3)", "make_layer(lambda c: Block(c), 64, 3)")
+    assert len(lint(with_checkpoint("Net()", prelude=factory))) == 1
 
 
 # --- periods computed from values, not names (issue 22, section 3) ---------------------------------------
@@ -785,3 +791,67 @@ def test_rare_timed_and_async_yaml_monitors_are_silent(tmp_path: Path, monitor: 
 
 def test_a_predict_config_is_silent(tmp_path: Path):
     assert _yaml_findings(tmp_path, "save_checkpoint_steps: 100\nasync_save: False", run_mode="predict") == []
+
+
+#: A network whose layers read their sizes from attributes set from the constructor's arguments, with a hub
+#: entry that forwards whatever it is given, as model zoos ship (``mindspore_hub_conf.py``).
+SIZED_THROUGH_ATTRIBUTES = {
+    "src/net.py": """
+import mindspore.nn as nn
+
+class Conv(nn.Cell):
+    def __init__(self, in_channel, out_channel, kernel=(3, 3)):
+        super().__init__()
+        self.in_channel = in_channel
+        self.out_channel = out_channel
+        self.conv = nn.Conv2d(self.in_channel, self.out_channel, kernel_size=kernel)
+
+class Stage(nn.Cell):
+    def __init__(self, block, count, in_channel, out_channel):
+        super().__init__()
+        self.first = Conv(in_channel, out_channel, kernel=(7, 7))
+        self.blocks = nn.SequentialCell([block(out_channel, out_channel) for _ in range(count)])
+
+class Net(nn.Cell):
+    def __init__(self, widths):
+        super().__init__()
+        self.stage1 = Stage(Conv, 2, widths[0], widths[1])
+        self.stage2 = Stage(Conv, 2, widths[1], widths[2])
+        self.head = nn.Dense(widths[2], 2)
+""",
+    "hub_conf.py": """
+from src.net import Net
+
+def create_network(*args, **kwargs):
+    return Net(*args, **kwargs)
+""",
+    "train.py": """
+from mindspore.train import CheckpointConfig, Model, ModelCheckpoint
+from src.net import Net
+
+if __name__ == "__main__":
+    net = Net([3, 64, 48])
+    config = CheckpointConfig(save_checkpoint_steps=100)
+    model = Model(net, loss_fn=loss, optimizer=opt)
+    model.train(90, dataset, callbacks=[ModelCheckpoint(prefix="net", config=config)])
+""",
+}
+
+
+def _project_findings(tmp_path: Path, files: dict) -> list:
+    write_project(tmp_path, files)
+    results = check_folder(str(tmp_path), Settings(select=("MSP103",)))
+    return [(path, f.line) for path, r in sorted(results.items()) for f in r.findings if f.code == "MSP103"]
+
+
+def test_a_network_sized_through_attributes_is_counted_with_the_sizes_its_program_passes(tmp_path: Path):
+    # Each Conv is sized by the call that builds it (3 -> 64 at 7x7, then 64 -> 64 at 3x3, ...), not by the
+    # largest value any caller passes anywhere (which made a 0.3 M network read as 8 M), and the hub entry's
+    # ``Net(*args, **kwargs)``, which the training program never runs, does not make the sizes unknown.
+    assert _project_findings(tmp_path, SIZED_THROUGH_ATTRIBUTES) == []
+
+
+def test_the_same_network_built_wide_is_reported(tmp_path: Path):
+    files = dict(SIZED_THROUGH_ATTRIBUTES, **{"train.py": SIZED_THROUGH_ATTRIBUTES["train.py"].replace(
+        "Net([3, 64, 48])", "Net([3, 512, 512])")})  # 5 x 512 x 512 x 9 + 512 x 512 x 49 = 24 M
+    assert _project_findings(tmp_path, files) == [("train.py", 6)]
