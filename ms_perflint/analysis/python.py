@@ -238,8 +238,13 @@ class _Collector(cst.CSTVisitor):
         return False
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        top_level = self.scope == 0
+        owner = self.facts.scopes[self.scope]
+        top_level = self.scope == 0 or owner.kind == MAIN  # a class in the ``__main__`` block binds a module name
         self.names.bind_definition(node.name.value, top_level)
+        if owner.kind == FUNCTION:
+            # A class defined in a function (a notebook's ``class TrainStep`` inside ``def train``): its facts are
+            # kept by its name, and calls of it name it as a project reference.
+            self.bindings[-1][node.name.value] = Value(REF, f"{self.names.module}.{node.name.value}")
         bases = [self._reference(arg.value) for arg in node.bases if arg.keyword is None]
         facts = ClassFacts(node.name.value, bases=[b for b in bases if b],
                            decorators=[d for d in (self._decorator(d) for d in node.decorators) if d])

@@ -237,7 +237,8 @@ class Project:
         if head in facts.functions:
             return Symbol(path, head, "function") if len(rest) == 1 else Symbol(path, ".".join(rest), "attribute")
         cls = facts.classes.get(head)
-        if cls is not None and facts.scopes[cls.scope].parent == 0:
+        # A module's class, or one defined in a function or the ``__main__`` block (not a class nested in a class).
+        if cls is not None and facts.scopes[facts.scopes[cls.scope].parent].kind != CLASS:
             return Symbol(path, head, "class") if len(rest) == 1 else Symbol(path, ".".join(rest), "attribute")
         if head in facts.aliases:
             return self.resolve(".".join([facts.aliases[head], *rest[1:]]), path, depth + 1)

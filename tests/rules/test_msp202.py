@@ -474,3 +474,53 @@ class Net(nn.Cell):
     assert at(code.replace("    @ms.jit()\n", "").replace("    def construct(", "    @ms.jit\n    def construct(")) == []
     stepping = code.replace("        return label * 2", "        return self.optimizer(self.grad_fn(label))")
     assert at(stepping) == []
+
+
+#: A train-step cell defined inside the function that trains with it, as notebooks write it.
+NESTED_STEP = """
+import mindspore as ms
+from mindspore import nn, ops
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(2, 2)
+
+    def construct(self, x):
+        return self.fc(x)
+
+def train(model, x, y, epochs):
+    loss_fn = nn.MSELoss()
+    optimizer = nn.RMSProp(model.trainable_params(), learning_rate=0.01)
+
+    class TrainStep(nn.Cell):
+        def __init__(self, network, optimizer):
+            super().__init__(auto_prefix=False)
+            self.network = network
+            self.optimizer = optimizer
+            self.grad = ops.value_and_grad(self.forward_fn, None, network.trainable_params())
+
+        def forward_fn(self, x, y):
+            return loss_fn(self.network(x), y)
+
+        def construct(self, x, y):
+            loss, grads = self.grad(x, y)
+            self.optimizer(grads)
+            return loss
+
+    step = TrainStep(model, optimizer)
+    for epoch in range(epochs):
+        step(x, y)
+
+{main}
+"""
+
+
+def test_a_train_step_cell_defined_in_the_training_function_is_a_training_program():
+    # A class defined in a function was no name its calls could be followed to: the program trained nothing.
+    code = NESTED_STEP.format(main="train(Net(), x, y, 100000)")
+    assert at("import mindspore as ms\nms.set_context(mode=ms.PYNATIVE_MODE)\n" + code) == [(2, 1)]
+    guarded = NESTED_STEP.format(main='if __name__ == "__main__":\n    train(Net(), x, y, 100000)')
+    assert len(at(guarded)) == 1  # 2.x's default mode, reported at the step
+    assert at(guarded.replace("    class TrainStep(nn.Cell):", "    @ms.jit_class\n    class TrainStep(nn.Cell):")
+              .replace("        def construct(self, x, y):", "        @ms.jit\n        def construct(self, x, y):")) == []
