@@ -63,6 +63,12 @@ def test_manifest_pins_the_development_set_and_holds_models_out():
         "mindspore-lab/mindediting": "f76f4190736d1f1311fd632b38eccf7736536b7c",
         "mindspore-lab/mindnlp": "7dd3e355d3f383c352ee94184ce0b208ad50abd6",
         "mindspore-lab/minddet": "5d5b8bee5db07c259be0a9bfe252baa2bb0ee331",
+        "mindspore-ai/course": "cbfaa090acad5728f3a2db41d8fda2300e8c72f9",
+        "mindspore-ai/contrib": "da3c3f27bbd7ad32c05fcd6abba383b0f6b1f700",
+        "mindspore-ai/mindscience": "52902750f9256b5bd985ecaf3a575653c5cbf42d",
+        "mindspore-lab/mindrl": "7f55a67f90d248e8c535a2b6e61a6d68ca2c3c2d",
+        "mindspore-ai/graphlearning": "f0375cf4bba03f0cf233eabec246661e2e0bb105",
+        "mindspore-lab/minddiffusion": "5779fd04c17f60f277fa88e635287fcc1dd4ecc5",
     }
     assert {repo.name: repo.commit for repo in sets["heldout"]} == {
         "mindspore-ai/models": "eab643f51336dbf7d711f02d27e6516e5affee59",
