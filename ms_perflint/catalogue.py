@@ -444,9 +444,11 @@ class AmpEntry:
     trains: bool = False
 
 
+#: ``amp.auto_mixed_precision(network, amp_level)``: returns the network it is given, cast.
+AUTO_MIXED_PRECISION = "mindspore.amp.auto_mixed_precision"
 AMP_ENTRIES: Dict[str, AmpEntry] = {
     "mindspore.train.Model": AmpEntry(Param("amp_level", 6), Param("network", 0), trains=True),
-    "mindspore.amp.auto_mixed_precision": AmpEntry(Param("amp_level", 1), Param("network", 0)),
+    AUTO_MIXED_PRECISION: AmpEntry(Param("amp_level", 1), Param("network", 0)),
     "mindspore.amp.build_train_network": AmpEntry(Param("level", 3), Param("network", 0), trains=True),
 }
 #: Every AMP entry defaults to "O0" (no casting).
@@ -937,6 +939,11 @@ ENVIRONMENT = frozenset(("os.environ", "os.putenv", "os.environ.setdefault"))
 PARAMETER_METHODS = frozenset(("trainable_params", "get_parameters", "parameters_dict", "parameters",
                                "parameters_and_names", "named_parameters"))
 
+#: Pure ``str`` methods the value model computes when their receiver and arguments are known: a flag normalised
+#: before it is compared (``args.mode.upper().startswith("GRAPH")``, ``args.device_target.lower() == "ascend"``).
+STRING_METHODS = frozenset(
+    ("upper", "lower", "casefold", "strip", "lstrip", "rstrip", "title", "capitalize", "startswith", "endswith")
+)
 #: Method names worth recording on any receiver (the receiver's type is decided later).
 INTERESTING_METHODS = frozenset(
     (
@@ -947,7 +954,7 @@ INTERESTING_METHODS = frozenset(
         "info", "warning", "error", *HOST_READ_FORMATTING_METHODS,
         "create_dict_iterator", "create_tuple_iterator", "append", "extend", "insert", "update",
         *PARAMETER_METHODS, "set_train", DATASET_SIZE_METHOD,
-        *FILE_READERS, *WEIGHT_LOADERS, *DATASET_METHODS,
+        *FILE_READERS, *WEIGHT_LOADERS, *DATASET_METHODS, *STRING_METHODS,
     )
 )
 #: Pure numeric functions the value model computes when their arguments are known: sizes written as
@@ -990,6 +997,10 @@ REMOVED_APIS: Dict[str, str] = {
 }
 #: What compiles a function in PyNative mode: ``mindspore.jit`` (2.x) and its 1.x name ``ms_function``.
 JIT_DECORATORS = frozenset(("mindspore.jit", "mindspore.ms_function"))
+#: ``mindspore.data_sink(fn, dataset, sink_size=1, ...)`` (2.x): a function that runs ``fn`` on ``sink_size`` batches
+#: of a device-side queue per call; with one batch a call (the default) it is one step of ``fn``.
+DATA_SINK = "mindspore.data_sink"
+DATA_SINK_SIZE = Param("sink_size", 2)
 #: Tensor methods that copy a value to the host: a ``construct`` that calls one runs in PyNative only.
 HOST_READS = frozenset(("asnumpy", "item"))
 #: Comments that mention these are recorded with their line (``# ms.set_context(mode=ms.GRAPH_MODE)``).

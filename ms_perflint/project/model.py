@@ -29,7 +29,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
-    CALL, CFG, CLASS, FUNCTION, MAIN, MODULE, NAME, OP, PARAM, REF, SELF, Call, ClassFacts, PythonFacts,
+    CALL, CFG, CLASS, FUNCTION, LIT, MAIN, MODULE, NAME, OP, PARAM, REF, SELF, Call, ClassFacts, PythonFacts,
     ShellFacts, Value, YamlFacts, choices,
 )
 from ms_perflint.project.inference import Inference
@@ -520,7 +520,8 @@ class Project:
                     yield symbol.path, index
             elif candidate.kind == CALL:
                 call = self.python[path].call(candidate.data)
-                if call is not None and call.args and ms.canonical_name(call.callee) in ms.JIT_DECORATORS:
+                if call is not None and call.args and (ms.canonical_name(call.callee) in ms.JIT_DECORATORS
+                                                       or self._one_step_sink(path, call)):
                     yield from self._held_functions(path, call.args[0], depth + 1)
                     continue
                 symbol = self.callee(path, call) if call is not None else None
@@ -529,6 +530,15 @@ class Project:
                     for returned in self.python[symbol.path].scopes[index].returns:
                         if returned.kind == REF:
                             yield from self._held_functions(symbol.path, returned, depth + 1)
+
+    def _one_step_sink(self, path: str, call: Call) -> bool:
+        """``data_sink(train_step, dataset)`` with one batch a call (``sink_size`` omitted or 1): each call of what it
+        returns is one call of ``train_step``. A larger sink runs many steps a call, and is not followed."""
+        if self.qualified(path, call) != ms.DATA_SINK:
+            return False
+        size = call.argument(ms.DATA_SINK_SIZE.keyword, ms.DATA_SINK_SIZE.position)
+        return (size is None and not call.may_pass(ms.DATA_SINK_SIZE.keyword, ms.DATA_SINK_SIZE.position)) or (
+            size is not None and size.kind == LIT and size.data == 1)
 
     def _symbol_scopes(self, symbol: Symbol) -> Iterator[ScopeRef]:
         if symbol.kind == "function":
@@ -871,6 +881,9 @@ class Project:
         seen.add(key)
         if value.kind == PARAM and scope >= 0:
             return self._made_by_callers(path, value.data, scope, depth, seen)
+        item = self.returned_item(path, value)
+        if item is not None:  # ``self.g_step, self.d_step = self.get_solver()``: the item the function returns
+            return self._made_by(item[0], item[1], depth + 1, item[2], seen)
         if choices(value):
             # ``model = Model(net, ...)`` in both arms of an ``if``: what the arms build, when they agree.
             made = {self._made_by(path, part, depth + 1, scope, seen) for part in choices(value)} - {"", None}
@@ -879,6 +892,9 @@ class Project:
             made = {self._made_by(p, Value(CALL, c.id), depth + 1, -1, seen) for p, c in self._origins(path, value)}
             made -= {"", None}
             return made.pop() if len(made) == 1 else ""
+        if value.kind == SELF:
+            kept = self.self_attribute(path, value.data, scope)
+            return self._made_by(kept[0], kept[1], depth + 1, kept[2], seen) if kept is not None else ""
         if value.kind != CALL:
             return ""
         call = self.python[path].call(value.data)
@@ -900,6 +916,10 @@ class Project:
                 found = self._made_by(symbol.path, returned, depth + 1, -1, seen)
                 if found:
                     return found  # a factory of the linted package (mindcv's create_trainer returns a Model)
+        for method_path, returned, method in self.own_method_returns(path, call):
+            found = self._made_by(method_path, returned, depth + 1, method, seen)
+            if found:
+                return found  # ``self.solver = self.get_solver()``, the method returning a Model
         if call.callee.split(".", 1)[0] in ms.MINDSPORE_PACKAGES:
             return ms.canonical_name(call.callee)  # the linted package's own API (mindformers.Trainer in mindformers)
         return ""
@@ -927,6 +947,9 @@ class Project:
                     if made not in found:
                         found.append(made)
             return found
+        if value.kind == SELF:
+            kept = self.self_attribute(path, value.data, scope)
+            return self.making_calls(kept[0], kept[1], wanted, depth + 1, seen, first, kept[2]) if kept else []
         if choices(value):
             candidates = [(path, part) for part in choices(value)]
         elif _untyped(value):
@@ -971,7 +994,55 @@ class Project:
                 found = self.making_call(symbol.path, returned, wanted, depth + 1, seen)
                 if found is not None:
                     return found
+        for method_path, returned, method in self.own_method_returns(path, call):
+            found = self.making_call(method_path, returned, wanted, depth + 1, seen, scope=method)
+            if found is not None:
+                return found
         return None
+
+    def self_attribute(self, path: str, name: str, scope: int) -> Optional[Tuple[str, Value, int]]:
+        """``self.<name>`` read in ``scope`` (a method): the value the class (or a base) keeps there, its file, and
+        the scope that sets it (``__init__``, where a parameter kept is one of its parameters)."""
+        owner = self.owner_class(path, scope) if scope >= 0 else None
+        if owner is None:
+            return None
+        for current in self.ancestry(owner):
+            cls = self.class_facts(current)
+            if cls is not None and name in cls.attrs:
+                return current[0], cls.attrs[name], cls.methods.get("__init__", cls.scope)
+        return None
+
+    def returned_item(self, path: str, value: Value) -> Optional[Tuple[str, Value, int]]:
+        """``make()[1]`` (also ``a, b = make()``): the item at that position of the tuple every return of the project
+        function or method ``make`` writes, with its file and scope; None when a return is no such tuple."""
+        if value.kind != OP or value.data != "[]" or len(value.parts) != 2 or value.parts[0].kind != CALL:
+            return None
+        index = value.parts[1]
+        call = self.python[path].call(value.parts[0].data)
+        if call is None or index.kind != LIT or type(index.data) is not int:
+            return None
+        returns = self.own_method_returns(path, call)
+        symbol = self.callee(path, call) if not returns else None
+        if symbol is not None and symbol.kind == "function" and symbol.name in self.python[symbol.path].functions:
+            scope = self.python[symbol.path].functions[symbol.name]
+            returns = [(symbol.path, returned, scope) for returned in self.python[symbol.path].scopes[scope].returns]
+        if len(returns) != 1:
+            return None
+        file, returned, scope = returns[0]
+        if returned.kind != OP or returned.data not in ("tuple", "list") or \
+                not -len(returned.parts) <= index.data < len(returned.parts):
+            return None
+        return file, returned.parts[index.data], scope
+
+    def own_method_returns(self, path: str, call: Call) -> List[Tuple[str, Value, int]]:
+        """``self.get_solver()``: what the calling class's method returns, with its file and scope."""
+        if not call.callee.startswith("self.") or call.callee.count(".") != 1:
+            return []
+        owner = self.owner_class(path, call.scope)
+        found = self.method(owner, call.callee[5:]) if owner is not None else None
+        if found is None:
+            return []
+        return [(found[0], returned, found[1]) for returned in self.python[found[0]].scopes[found[1]].returns]
 
     def _origins(self, path: str, value: Value) -> List[Tuple[str, Call]]:
         """The recorded calls astroid finds ``value`` may hold (none unless every way leads to one)."""

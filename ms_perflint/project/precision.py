@@ -490,7 +490,8 @@ def _mechanisms(project: Project, values: Values, program: Program, precision: P
         where = f"{path}:{call.line}"
         if qualified in _KNOBS and _other_chips_only(call, target):
             continue  # ``if soc in ("ascend910", ...): precision_mode(...)``: not set on the chip the code runs on
-        if qualified in ms.LOSS_SCALING and project.training_kind(path, call) == "step":
+        if qualified in ms.LOSS_SCALING and project.training_kind(path, call) == "step" \
+                and not _trains_another_network(project, path, call, precision):
             # A train step that scales its loss is built for float16 layers (``Model`` instead says so
             # with ``amp_level``; a loss scale manager alone changes nothing there).
             precision.loss_scaled = precision.loss_scaled or where
@@ -499,6 +500,8 @@ def _mechanisms(project: Project, values: Values, program: Program, precision: P
                 continue  # another Model: its amp_level is its own training's (a train step's Model ignores it)
             if qualified == ms.MODEL and not call.may_pass(ms.MODEL_OPTIMIZER.keyword, ms.MODEL_OPTIMIZER.position):
                 continue  # no optimizer: the Model runs the train step it is given as it is
+            if qualified != ms.MODEL and _casts_another_network(project, path, call, qualified, precision):
+                continue  # ``auto_mixed_precision(g_model)``: the generator's casts, not this training's network's
             _amp_entry(values, path, call, qualified, where, precision, program)
         elif qualified == ms.CUSTOM_MIXED_PRECISION:
             precision.levels.append(("?", where))
@@ -550,6 +553,33 @@ def _soc_test(condition: Value, soc: str) -> Optional[bool]:
 
 def _is_soc_version(value: Value) -> bool:
     return value.text.replace(" ", "").endswith(f".{ms.ASCEND_SOC_VERSION_METHOD}()")
+
+
+def _casts_another_network(project: Project, path: str, call: Call, qualified: str,
+                           precision: ProgramPrecision) -> bool:
+    """An AMP entry given a network of known project classes, none of which the trained network is made of (a
+    program that casts its generation model and trains its evolution model in another run)."""
+    entry = ms.AMP_ENTRIES[qualified]
+    return _another_network(project, path, call, call.argument(entry.network.keyword, entry.network.position),
+                            precision)
+
+
+def _trains_another_network(project: Project, path: str, call: Call, precision: ProgramPrecision) -> bool:
+    """A loss-scaling train step of another of the program's networks (the generator's, not the evolution's)."""
+    if (path, call.id) == (precision.use.path, precision.use.anchor.id):
+        return False
+    return _another_network(project, path, call, call.argument("network", 0), precision)
+
+
+def _another_network(project: Project, path: str, call: Call, network: Optional[Value],
+                     precision: ProgramPrecision) -> bool:
+    """``network`` (given to ``call``) is of known project classes, none of which the trained network is made of."""
+    if network is None:
+        return False
+    training = Training.shared(project)
+    given = training.network_classes(path, network, call.scope)
+    trained = training.trained_classes(precision.use) if given else frozenset()
+    return bool(trained) and not trained & given
 
 
 def _amp_entry(values: Values, path: str, call: Call, qualified: str, where: str,

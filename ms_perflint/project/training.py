@@ -22,7 +22,8 @@ from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 
 #: MindSpore cells that wrap a network and take it as their first argument.
 WRAPPERS = frozenset((*ms.TRAIN_STEP_CELLS, "mindspore.nn.WithLossCell", "mindspore.nn.WithEvalCell",
-                      "mindspore.nn.WithGradCell", "mindspore.nn.DistributedGradReducer", *ms.HUB_NETWORK_WRAPPERS))
+                      "mindspore.nn.WithGradCell", "mindspore.nn.DistributedGradReducer", *ms.HUB_NETWORK_WRAPPERS,
+                      ms.AUTO_MIXED_PRECISION))
 #: Methods that hand over a network's parameters to an optimizer.
 
 
@@ -393,6 +394,24 @@ class Training:
                 return None
             return argument_for(call, scope, next(iter(found)))
         return None
+
+    def trained_classes(self, use: NetworkUse) -> FrozenSet[ClassRef]:
+        """The project cells a training trains: the network's classes, what they build, and the cells they keep from
+        their constructors' arguments (a loss cell keeping the generator it is handed), transitively."""
+        project = self.project
+        found: Set[ClassRef] = set()
+        todo = list(self.network_classes(use.path, use.network, use.anchor.scope))
+        while todo and len(found) < 256:
+            cls = todo.pop()
+            if cls in found:
+                continue
+            found.add(cls)
+            todo.extend(self.composition(frozenset((cls,))) - found)
+            facts, init = project.class_facts(cls), project.method(cls, "__init__")
+            for value in (facts.attrs.values() if facts is not None and init is not None else ()):
+                if value.kind == PARAM:
+                    todo.extend(c for c in project.instance_classes(init[0], value, init[1]) if project.is_cell(c))
+        return frozenset(found)
 
     def composition(self, classes: FrozenSet[ClassRef]) -> FrozenSet[ClassRef]:
         """The classes and every project class their methods (and the factories those call) build."""
@@ -775,6 +794,8 @@ class ParameterCount:
             made = project.made_by(path, value, scope=init)
             if ms.is_optimizer(made):
                 continue  # its state grows with the network it trains, as in a ModelCheckpoint of a Model
+            if made in ms.WEIGHTED_LAYERS:
+                continue  # ``SpectralNorm(nn.Conv2d(...))``: a MindSpore layer counts where it is built
             if ms.is_weightless_cell(made):
                 continue  # a MindSpore loss or activation handed in: no weights
             classes = frozenset(c for c in project.instance_classes(path, value, init) if project.is_cell(c))
@@ -869,6 +890,8 @@ class ParameterCount:
     def held_elsewhere(self, path: str, call: Call) -> bool:
         """``Outer(backbone=Inner(...))``: a network built as the argument of a project cell that keeps it on
         ``self`` is counted with that cell (:meth:`_held_networks`), not again where it is built."""
+        if self.project.qualified(path, call) in ms.WEIGHTED_LAYERS:
+            return False  # a MindSpore layer counts where it is built, whoever keeps it
         parent = _argument_parents(self.project.python[path]).get(call.id)
         if parent is None or not parent.callee:
             return False

@@ -229,6 +229,8 @@ class Values:
             function = numeric_function(call) if call is not None else None
             if function is not None:
                 return self._numeric(path, call, function, depth, program, context)
+            if call is not None and call.method in ms.STRING_METHODS and call.receiver is not None:
+                return self._string_method(path, call, depth, program, context)
             return self._context_read(path, value, depth, program)
         if kind == NAME:  # astroid's answer where the facts have none (project/inference.py)
             return inferred_literals(self.project, path, value)
@@ -239,6 +241,17 @@ class Values:
         """``int(math.log(upscale_factor, 2))``: a pure numeric function of arguments the model knows."""
         operands = [self.resolve(path, argument, call.scope, depth + 1, program, context) for argument in call.args]
         return _computed(operands, lambda values: apply_numeric(function, values), lambda last: call_where(path, call), "")
+
+    def _string_method(self, path: str, call: Call, depth: int, program: Optional[Program],
+                       context: Context) -> Resolution:
+        """``args.mode.upper().startswith("GRAPH")``: a pure ``str`` method of a string the model knows, with literal
+        arguments; the result is placed where the string is written."""
+        if call.kwargs or call.star or call.double_star or any(a.kind != LIT for a in call.args):
+            return unknown()
+        method, arguments = call.method, [a.data for a in call.args]
+        receiver = self.resolve(path, call.receiver, call.scope, depth + 1, program, context)
+        return _computed([receiver], lambda values: apply_string_method(method, values[0], arguments),
+                         lambda last: last.where, "")
 
     def _context_read(self, path: str, value: Value, depth: int, program: Optional[Program]) -> Resolution:
         """``get_context("device_target")``: the values the program's ``set_context(device_target=...)`` set."""
@@ -994,6 +1007,17 @@ def apply_numeric(function: Callable[..., Any], operands: List[Any]) -> Optional
     except (ArithmeticError, ValueError, TypeError):
         return None
     return result if isinstance(result, (int, float)) and abs(result) < 1 << 48 else None
+
+
+def apply_string_method(method: str, value: Any, arguments: List[Any]) -> Optional[Any]:
+    """``value.<method>(*arguments)`` for a string; None when it is not one or the call fails."""
+    if not isinstance(value, str):
+        return None
+    try:
+        result = getattr(value, method)(*arguments)
+    except (TypeError, ValueError):
+        return None
+    return result if isinstance(result, (str, bool)) else None
 
 
 #: The arithmetic operators :func:`compute` computes.

@@ -38,8 +38,10 @@ class PerStepHostSync(Rule):
             `loss` is what the step returned -- a train-step cell (`TrainOneStepCell`), a gradient function
             (`value_and_grad`), or a project function that runs one (`loss = train_step(x, y)`, also
             `loss, grads = grad_fn(x, y)`, `out[0]`, a function held in a name such as
-            `step = jit(step) if fast else step`, and a project `value_and_grad` that returns a function) -- or a
-            MindSpore op of it (`all_finite(grads)`, `ops.mean(loss)`).
+            `step = jit(step) if fast else step`, a project `value_and_grad` that returns a function, and
+            `mindspore.data_sink(train_step, dataset)` with one batch a call, its default: each call is one step;
+            a larger `sink_size` runs many steps a call and is read once a sink) -- or a MindSpore op of it
+            (`all_finite(grads)`, `ops.mean(loss)`).
 
             The read must run in the same loop as the step, at every iteration: in the loop's body, in the
             function that runs the step when that function is called from a loop, or in a project function or

@@ -855,3 +855,35 @@ def test_the_same_network_built_wide_is_reported(tmp_path: Path):
     files = dict(SIZED_THROUGH_ATTRIBUTES, **{"train.py": SIZED_THROUGH_ATTRIBUTES["train.py"].replace(
         "Net([3, 64, 48])", "Net([3, 512, 512])")})  # 5 x 512 x 512 x 9 + 512 x 512 x 49 = 24 M
     assert _project_findings(tmp_path, files) == [("train.py", 6)]
+
+
+def test_train_steps_unpacked_from_what_a_method_returns_make_the_loop_a_training_loop():
+    # ``self.g_step, self.d_step = self.get_steps()``: each attribute is the item of the tuple the method returns,
+    # a TrainOneStepCell; the epoch loop that calls them trains, and its every-epoch save is reported.
+    code = BIG_NET + """
+import mindspore.nn as nn
+from mindspore import save_checkpoint
+
+class GanTrainer:
+    def __init__(self, net, opt):
+        self.net = net
+        self.opt = opt
+        self.g_step, self.d_step = self.get_steps()
+
+    def get_steps(self):
+        g_step = nn.TrainOneStepCell(self.net, self.opt)
+        d_step = nn.TrainOneStepCell(self.net, self.opt)
+        return g_step, d_step
+
+    def train(self, data, epochs):
+        for epoch in range(epochs):
+            for x in data:
+                self.d_step(x)
+                self.g_step(x)
+            save_checkpoint(self.net, "net.ckpt")
+
+if __name__ == "__main__":
+    GanTrainer(Net(), opt).train(data, 90)
+"""
+    assert [f.line for f in lint(code)] == [code.lstrip("\n").splitlines().index(
+        '            save_checkpoint(self.net, "net.ckpt")') + 1]

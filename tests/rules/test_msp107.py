@@ -1200,3 +1200,45 @@ def test_a_small_size_chosen_from_a_table_of_larger_ones_is_silent(tmp_path):
     files = {**SIZED_BY_TABLE, "default_config.yaml": f"model_size: tiny\nwidths: [{table}]\n"}
     results = check_folder(str(write_project(tmp_path, files)), Settings(select=("MSP107",)), rules=[Fp32ConvTraining])
     assert not any(r.findings for r in results.values())
+
+
+#: A second network: a generator the program casts with AMP and trains with a loss-scaling step of its own.
+GENERATOR = """
+class Generator(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(256, 256, 3)
+    def construct(self, x):
+        return self.conv(x)
+"""
+
+
+def test_amp_and_loss_scaling_of_another_network_do_not_cover_the_trained_one():
+    # A program that casts its generator (auto_mixed_precision(generator)) and trains it with a loss-scaling step,
+    # and trains its CNN with a Model of no amp_level: the casts and the loss scale are the generator's.
+    main = """
+        generator = ms.amp.auto_mixed_precision(Generator(), "O2")
+        step = nn.TrainOneStepWithLossScaleCell(nn.WithLossCell(generator, loss), opt, scale_sense=scale)
+        step(x, y)
+        Model(Net(), loss, opt).train(10, data)
+    """
+    model_line = (CNN + GENERATOR).count("\n") + 1 + 3  # the fourth line of the __main__ block
+    assert found(program(main, CNN + GENERATOR)) == {"MSP107": [(model_line, 5)]}
+    # the same AMP call given the CNN covers it
+    assert found(program(main.replace("auto_mixed_precision(Generator()", "auto_mixed_precision(Net()")
+                         .replace("Model(Net()", "Model(generator"), CNN + GENERATOR)) == {}
+
+
+def test_layers_built_as_arguments_of_a_project_cell_that_keeps_them_count_where_they_are_built():
+    # SpectralNorm(nn.Conv2d(...)): the wrapper keeps the layer it is handed; its weights are the layer's.
+    wrapped = CNN.replace("self.conv = nn.Conv2d(channels, channels, 3)",
+                          "self.conv = SpectralNorm(nn.Conv2d(channels, channels, 3))").replace(
+        "class Block(nn.Cell):", """class SpectralNorm(nn.Cell):
+    def __init__(self, module):
+        super().__init__()
+        self.module = module
+    def construct(self, x):
+        return self.module(x)
+class Block(nn.Cell):""")
+    assert found(program("Model(Net(), loss, opt).train(10, data)", wrapped)) == {
+        "MSP107": [(wrapped.count("\n") + 1, 5)]}

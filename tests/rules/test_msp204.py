@@ -240,3 +240,48 @@ def test_graph_mode_set_further_down_the_top_level_does_not_apply_to_an_earlier_
         "Model(net, loss, opt).train(10, data, dataset_sink_mode=False)",
     ])
     assert at(code) == [(5, 1)]
+
+
+def test_a_mode_chosen_by_a_normalised_flag_is_decided():
+    # ``args.mode.upper().startswith("GRAPH")``: a str method of a known default is a known value.
+    code = """
+        import argparse
+        import mindspore as ms
+        from mindspore.train import Model
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--mode", type=str, default="{mode}")
+        args = parser.parse_args()
+        ms.set_context(mode=ms.GRAPH_MODE if args.mode.upper().startswith("GRAPH") else ms.PYNATIVE_MODE,
+                       device_target="Ascend")
+        Model(net, loss, opt).train(10, data, dataset_sink_mode=False)
+    """
+    assert at(code.format(mode="graph")) == [(9, 1)]
+    assert at(code.format(mode="pynative")) == []
+
+
+def test_a_model_kept_on_self_by_a_trainer_class_trains():
+    # ``self.solver = self.get_solver()`` (a method returning the Model) and ``self.model = Model(...)``, trained
+    # in another method: both are Model.train calls.
+    code = """
+        import mindspore as ms
+        from mindspore.train import Model
+        ms.set_context(mode=ms.GRAPH_MODE, device_target="Ascend")
+        class Trainer:
+            def __init__(self, net):
+                self.net = net
+                self.solver = self.get_solver()
+            def get_solver(self):
+                solver = Model(self.net, loss_fn=loss, optimizer=opt)
+                return solver
+            def train(self):
+                self.solver.train(10, data, dataset_sink_mode=False)
+        class Plain:
+            def __init__(self, net):
+                self.model = Model(net, loss_fn=loss, optimizer=opt)
+            def train(self):
+                self.model.train(10, data, dataset_sink_mode=False)
+        if __name__ == "__main__":
+            Trainer(net).train()
+            Plain(net).train()
+    """
+    assert at(code) == [(12, 9), (17, 9)]

@@ -703,3 +703,39 @@ def test_a_project_callback_the_program_never_builds_is_not_its_callback(tmp_pat
     # the same program building the project's monitor is reported
     (tmp_path / "train.py").write_text(train.replace("ms.TimeMonitor()", "pkg.TimeMonitor()"))
     assert codes() == [("pkg/callback.py", 4)]
+
+
+SINK_LOOP = """
+import mindspore as ms
+from mindspore import nn, ops, jit, data_sink
+
+def main(model, dataset, epochs):
+    optimizer = nn.Adam(model.trainable_params(), 1e-3)
+
+    def forward_fn(x, y):
+        return ops.mse_loss(model(x), y)
+
+    grad_fn = ops.value_and_grad(forward_fn, None, optimizer.parameters)
+
+    @jit
+    def train_step(x, y):
+        loss, grads = grad_fn(x, y)
+        return ops.depend(loss, optimizer(grads))
+
+    sink_process = data_sink(train_step, dataset{sink})
+    for epoch in range(epochs):
+        for _ in range(dataset.get_dataset_size()):
+            loss = sink_process()
+            print(loss.asnumpy())
+
+if __name__ == "__main__":
+    main(Net(), data, 100)
+"""
+
+
+def test_a_one_batch_data_sink_is_one_step_a_call():
+    # ``data_sink(train_step, dataset, sink_size=1)`` (also the default): every call runs one step, and reading its
+    # output is a read every step; a sink of many batches a call is read once per sink.
+    assert lines(SINK_LOOP.format(sink=", sink_size=1")) == [(21, 19)]
+    assert lines(SINK_LOOP.format(sink="")) == [(21, 19)]
+    assert lines(SINK_LOOP.format(sink=", sink_size=dataset.get_dataset_size()")) == []
