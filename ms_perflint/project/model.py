@@ -483,19 +483,26 @@ class Project:
                     yield found
             yield from self._held_functions(path, call.receiver, 0)
 
+    def parameter_of(self, path: str, name: str, scope: int) -> Optional[Tuple[int, int]]:
+        """The function (``scope`` or one enclosing it) whose parameter ``name`` is, and the position its callers
+        pass it at (``self``/``cls`` not counted); None when no enclosing function has it."""
+        facts = self.python[path]
+        current = scope
+        while 0 <= current < len(facts.scopes) and name not in facts.scopes[current].params:
+            current = facts.scopes[current].parent
+        if not 0 <= current < len(facts.scopes):
+            return None
+        function = facts.scopes[current]
+        bound = 1 if function.cls and function.params[0] in ("self", "cls") else 0
+        return current, function.params.index(name) - bound
+
     def handed_classes(self, path: str, value: Value, scope: int) -> FrozenSet[ClassRef]:
         """The project classes a parameter is handed (``ResidualBlock(Block, ...)`` hands ``block`` the class
         ``Block``): a call of it builds one. Empty unless every caller passes a class, by name."""
-        if value.kind != PARAM:
+        declared = self.parameter_of(path, value.data, scope) if value.kind == PARAM else None
+        if declared is None:
             return frozenset()
-        facts = self.python[path]
-        current = scope
-        while 0 <= current < len(facts.scopes) and value.data not in facts.scopes[current].params:
-            current = facts.scopes[current].parent
-        if not 0 <= current < len(facts.scopes):
-            return frozenset()
-        function = facts.scopes[current]
-        position = function.params.index(value.data) - (1 if function.cls and function.params[0] == "self" else 0)
+        current, position = declared
         found: Set[ClassRef] = set()
         for caller_path, call in self.callers((path, current)):
             argument = call.argument(value.data, position if position >= 0 else None)

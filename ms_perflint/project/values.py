@@ -360,15 +360,11 @@ class Values:
         seen.add((path, id(value), scope))
         project = self.project
         if value.kind == PARAM:
-            facts = project.python[path]
-            current = scope
-            while 0 <= current < len(facts.scopes) and value.data not in facts.scopes[current].params:
-                current = facts.scopes[current].parent
-            if not 0 <= current < len(facts.scopes):
+            declared = project.parameter_of(path, value.data, scope)
+            if declared is None:
                 return frozenset()
-            function = facts.scopes[current]
-            bound = 1 if function.cls and function.params[0] in ("self", "cls") else 0
-            position = function.params.index(value.data) - bound
+            current, position = declared
+            function = project.python[path].scopes[current]
             found: Set[ClassRef] = set()
             for caller_path, call in project.callers((path, current))[:16]:
                 argument = call.argument(value.data, position if position >= 0 else None)
