@@ -1225,12 +1225,13 @@ def _split_guard(value: Value, holds: bool) -> Iterator[Guard]:
 
 
 def _unpacked(value: Value, position: int) -> Value:
-    """Item ``position`` of a call's result (or of a parameter or attribute holding one) unpacked by
-    ``a, b = f()`` (``f()[position]``), else unknown."""
+    """Item ``position`` of a call's result (or of a parameter or attribute holding one), of a config read or of a
+    lookup, unpacked by ``a, b = f()`` (``f()[position]``; ``depth, width = {"s": (2, 32)}[args.size]``), else
+    unknown."""
     root = value
     while root.kind == OP and root.data == "[]" and root.parts:
         root = root.parts[0]
-    if root.kind not in (CALL, PARAM, SELF):
+    if root.kind not in (CALL, PARAM, SELF, CFG) and not (root.kind == OP and root.data == LOOKUP):
         return unknown()
     return Value(OP, "[]", (value, Value(LIT, position)), text=value.text)
 

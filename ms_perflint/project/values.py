@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Seq
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
-    ATTRIBUTE_OWNER, CALL, CFG, CLASS, EITHER, LIT, LOOKUP, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value, choices,
+    ATTRIBUTE_OWNER, CALL, CFG, CLASS, DICT, EITHER, LIT, LOOKUP, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value, choices,
 )
 from ms_perflint.project.model import MAX_DEPTH, ClassRef, Program, Project, ScopeRef, Where, call_where, where
 from ms_perflint.project.parts import config_belongs, shell_belongs
@@ -470,12 +470,18 @@ class Values:
             return self._item(path, value, scope, depth, program, context)
         if op == LOOKUP and len(value.parts) == 2:
             return self._lookup(path, value, scope, depth, program, context)
-        if op == "tuple":
+        if op in ("tuple", DICT):
+            # ``(20, 6, 32)``, ``{"A": (20, 6, 32), "B": (16, 8, 64)}`` (keys and values alternate): one value each
             parts = [self.resolve(path, part, scope, depth + 1, program, context) for part in value.parts]
-            if not all(p.values for p in parts) or any(len(p.values) != 1 for p in parts):
+            if not all(p.values for p in parts) or any(len(p.values) != 1 for p in parts) or \
+                    (op == DICT and len(parts) % 2):
                 return unknown()
-            return Resolution([Known(tuple(p.values[0].value for p in parts), where(path, value), "literal")],
-                              all(p.complete for p in parts))
+            items = [p.values[0].value for p in parts]
+            try:
+                made = tuple(items) if op == "tuple" else dict(zip(items[::2], items[1::2]))
+            except TypeError:  # a key that cannot be one (a list)
+                return unknown()
+            return Resolution([Known(made, where(path, value), "literal")], all(p.complete for p in parts))
         if op not in ARITHMETIC or not value.parts:
             return unknown()
         operands = [self.resolve(path, part, scope, depth + 1, program, context) for part in value.parts]

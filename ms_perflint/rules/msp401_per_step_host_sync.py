@@ -248,12 +248,13 @@ class PerStepHostSync(Rule):
             elif _per_step_hook(check.project, path, read.scope) and _net_outputs(value):
                 # ``cb_params.net_outputs.asnumpy()`` in a project Callback's ``step_end``
                 owner = check.project.owner_class(path, read.scope)
+                unsunk = _unsunk(check, programs, owner) if owner is not None else []
                 if owner is None or not _unthrottled(check, path, read.scope, list(read.guards)) or \
-                        not _runs(check, _unsunk(check, programs, owner), path, read):
+                        not _runs(check, unsunk, path, read):
                     continue
                 key = (path, "hook", read.scope)
                 label = f"{label} (in {facts.scopes[read.scope].name}, which Model.train runs after every step " \
-                        f"without data sinking)"
+                        f"without data sinking{_in_programs(check, programs, unsunk, path, read)})"
             elif read.method in ms.DEVICE_READ_METHODS and (hook := _hook_running(check, path, read)) is not None:
                 # ``param.asnumpy()`` in an EMA update a Callback's ``step_end`` runs: any tensor, every step (a
                 # read of the step's output there is the branch above)
@@ -486,6 +487,17 @@ def _net_outputs(value: Value, depth: int = 0) -> bool:
         parts = value.parts[:1] if value.data == "[]" else choices(value) or value.parts
         return any(_net_outputs(part, depth + 1) for part in parts)
     return False
+
+
+def _in_programs(check: Check, programs: List[Program], unsunk: List[Program], path: str, read: Call) -> str:
+    """`` in train_modelarts.py`` when other programs run the same callback with sinking (ViT's train.py sinks,
+    its ModelArts entry does not): the finding is about the programs named."""
+    running = [p for p in programs if p.reaches(path, read.scope)]
+    named = sorted(p.entry for p in unsunk if p.reaches(path, read.scope))
+    if not named or len(named) == len(running):
+        return ""
+    shown = ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
+    return f" in {shown}"
 
 
 def _unsunk(check: Check, programs: List[Program], callback: ClassRef) -> List[Program]:

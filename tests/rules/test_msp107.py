@@ -1242,3 +1242,29 @@ def test_layers_built_as_arguments_of_a_project_cell_that_keeps_them_count_where
 class Block(nn.Cell):""")
     assert found(program("Model(Net(), loss, opt).train(10, data)", wrapped)) == {
         "MSP107": [(wrapped.count("\n") + 1, 5)]}
+
+
+def test_sizes_unpacked_from_a_table_chosen_by_a_flag_are_counted():
+    # ``self.depth, width = {"small": (2, 64), "large": (8, 256)}[args.size]`` with the argparse default "large": the
+    # depth and width the default run builds (8 x 256 x 256 x 9 = 4.7 M), not unknown sizes that count nothing.
+    code = """
+        import argparse
+        import mindspore.nn as nn
+        from mindspore.train import Model
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--size", default="{size}")
+        args = parser.parse_args()
+        class Net(nn.Cell):
+            def __init__(self, args):
+                super().__init__()
+                self.depth, width = {{"small": (2, 64), "large": (8, 256)}}[args.size]
+                self.blocks = nn.SequentialCell([nn.Conv2d(width, width, 3) for _ in range(self.depth)])
+            def construct(self, x):
+                return self.blocks(x)
+        if __name__ == "__main__":
+            Model(Net(args), loss, opt).train(10, data)
+    """
+    found_large = lint(code.format(size="large"))
+    assert [(f.code, f.line) for f in found_large] == [("MSP107", 15)]
+    assert "at least 4,718,592 convolution weights" in found_large[0].message
+    assert lint(code.format(size="small")) == []  # 2 x 64 x 64 x 9 = 74 K: below the bound

@@ -739,3 +739,32 @@ def test_a_one_batch_data_sink_is_one_step_a_call():
     assert lines(SINK_LOOP.format(sink=", sink_size=1")) == [(21, 19)]
     assert lines(SINK_LOOP.format(sink="")) == [(21, 19)]
     assert lines(SINK_LOOP.format(sink=", sink_size=dataset.get_dataset_size()")) == []
+
+
+def test_a_callback_shared_by_a_sinking_and_a_non_sinking_program_names_the_non_sinking_one(tmp_path):
+    # ViT's train.py sinks, its ModelArts entry does not: the callback's per-step read is the ModelArts run's.
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "monitor.py").write_text(textwrap.dedent("""
+    from mindspore.train import Callback
+    class Monitor(Callback):
+        def step_end(self, run_context):
+            loss = run_context.original_args().net_outputs
+            print(loss.asnumpy())
+    """))
+    script = textwrap.dedent("""
+    import mindspore as ms
+    from mindspore.train import Model
+    from monitor import Monitor
+    if __name__ == "__main__":
+        ms.set_context(mode=ms.GRAPH_MODE, device_target="Ascend")
+        Model(net, loss_fn, opt).train(10, dataset, callbacks=[Monitor()]{sink})
+    """)
+    (tmp_path / "train.py").write_text(script.format(sink=", dataset_sink_mode=True"))
+    (tmp_path / "train_modelarts.py").write_text(script.format(sink=", dataset_sink_mode=False"))
+    found = check_folder(str(tmp_path), Settings(), rules=RULE)
+    messages = [f.message for result in found.values() for f in result.findings]
+    assert len(messages) == 1 and "without data sinking in train_modelarts.py)" in messages[0]
+    (tmp_path / "train.py").write_text(script.format(sink=", dataset_sink_mode=False"))
+    found = check_folder(str(tmp_path), Settings(), rules=RULE)
+    messages = [f.message for result in found.values() for f in result.findings]
+    assert len(messages) == 1 and "without data sinking)" in messages[0]  # every program: no program named
