@@ -888,9 +888,10 @@ class Project:
         seen.add(key)
         if value.kind == PARAM and scope >= 0:
             return self._made_by_callers(path, value.data, scope, depth, seen)
-        item = self.returned_item(path, value)
-        if item is not None:  # ``self.g_step, self.d_step = self.get_solver()``: the item the function returns
-            return self._made_by(item[0], item[1], depth + 1, item[2], seen)
+        items = self.returned_items(path, value.parts[0], value.parts[1].data) if value.kind == OP and \
+            value.data == "[]" and len(value.parts) == 2 and value.parts[1].kind == LIT else []
+        if len(items) == 1:  # ``self.g_step, self.d_step = self.get_solver()``: the item the function returns
+            return self._made_by(items[0][0], items[0][1], depth + 1, items[0][2], seen)
         if choices(value):
             # ``model = Model(net, ...)`` in both arms of an ``if``: what the arms build, when they agree.
             made = {self._made_by(path, part, depth + 1, scope, seen) for part in choices(value)} - {"", None}
@@ -1008,45 +1009,29 @@ class Project:
         return None
 
     def self_attribute(self, path: str, name: str, scope: int) -> Optional[Tuple[str, Value, int]]:
-        """``self.<name>`` read in ``scope`` (a method): the value the class (or a base) keeps there, its file, and
-        the scope that sets it (``__init__``, where a parameter kept is one of its parameters)."""
+        """``self.<name>`` read in ``scope`` (a method): :meth:`kept_attribute` of the method's class."""
         owner = self.owner_class(path, scope) if scope >= 0 else None
-        if owner is None:
-            return None
-        for current in self.ancestry(owner):
-            cls = self.class_facts(current)
-            if cls is not None and name in cls.attrs:
-                return current[0], cls.attrs[name], cls.methods.get("__init__", cls.scope)
+        return self.kept_attribute(owner, name) if owner is not None else None
+
+    def kept_attribute(self, cls: ClassRef, name: str) -> Optional[Tuple[str, Value, int]]:
+        """``self.<name> = value`` in the class or a base: the file, the value, and the scope to read it in (its
+        class's ``__init__``, where a parameter kept is one of its parameters)."""
+        for current in self.ancestry(cls):
+            facts = self.class_facts(current)
+            if facts is not None and name in facts.attrs:
+                return current[0], facts.attrs[name], facts.methods.get("__init__", facts.scope)
         return None
 
-    def returned_item(self, path: str, value: Value) -> Optional[Tuple[str, Value, int]]:
-        """``make()[1]`` (also ``a, b = make()``): the item at that position of the tuple every return of the project
-        function or method ``make`` writes, with its file and scope; None when a return is no such tuple."""
-        if value.kind != OP or value.data != "[]" or len(value.parts) != 2 or value.parts[0].kind != CALL:
+    def own_method(self, path: str, call: Call) -> Optional[ScopeRef]:
+        """``self._make_layer(...)``: the method of the calling class (or a base) the call runs."""
+        if not call.callee.startswith("self.") or call.callee.count(".") != 1:
             return None
-        index = value.parts[1]
-        call = self.python[path].call(value.parts[0].data)
-        if call is None or index.kind != LIT or type(index.data) is not int:
-            return None
-        returns = self.own_method_returns(path, call)
-        symbol = self.callee(path, call) if not returns else None
-        if symbol is not None and symbol.kind == "function" and symbol.name in self.python[symbol.path].functions:
-            scope = self.python[symbol.path].functions[symbol.name]
-            returns = [(symbol.path, returned, scope) for returned in self.python[symbol.path].scopes[scope].returns]
-        if len(returns) != 1:
-            return None
-        file, returned, scope = returns[0]
-        if returned.kind != OP or returned.data not in ("tuple", "list") or \
-                not -len(returned.parts) <= index.data < len(returned.parts):
-            return None
-        return file, returned.parts[index.data], scope
+        owner = self.owner_class(path, call.scope)
+        return self.method(owner, call.callee[5:]) if owner is not None else None
 
     def own_method_returns(self, path: str, call: Call) -> List[Tuple[str, Value, int]]:
         """``self.get_solver()``: what the calling class's method returns, with its file and scope."""
-        if not call.callee.startswith("self.") or call.callee.count(".") != 1:
-            return []
-        owner = self.owner_class(path, call.scope)
-        found = self.method(owner, call.callee[5:]) if owner is not None else None
+        found = self.own_method(path, call)
         if found is None:
             return []
         return [(found[0], returned, found[1]) for returned in self.python[found[0]].scopes[found[1]].returns]

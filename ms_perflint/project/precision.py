@@ -1029,7 +1029,7 @@ class ConvWeights(ParameterCount):
     def _entered(self, path: str, call: Call) -> Optional[ScopeRef]:
         """The scope a call runs: a ``self.<method>``, a project class's ``__init__`` (also one handed in as an
         argument), a project function."""
-        method = self._own_method(path, call)
+        method = self.project.own_method(path, call)
         if method is not None:
             return method
         handed = self._handed_class(path, call)

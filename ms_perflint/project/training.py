@@ -862,7 +862,7 @@ class ParameterCount:
                 return None
             # Another package's network stored on the cell (``self.backbone = create_model(...)``).
             return None if call.target.startswith("self.") and not qualified.startswith("mindspore.") else 0
-        method = self._own_method(path, call)
+        method = self.project.own_method(path, call)
         if method is not None:
             return self._entering(path, call, lambda: self.of_scope(method))
         if call.method == "__call__" and call.receiver is not None and call.receiver.kind in (PARAM, NAME):
@@ -908,20 +908,6 @@ class ParameterCount:
             if value.kind == CALL and value.data == call.id and position < len(params) and not parent.star]
         kept = {value.data for value in self._kept_parameters((symbol.path, symbol.name)).values()}
         return bool(names) and all(name in kept for name in names)
-
-    def _own_method(self, path: str, call: Call) -> Optional[ScopeRef]:
-        """``self._make_layer(...)``: the method of the calling class it runs."""
-        if not call.callee.startswith("self.") or call.callee.count(".") != 1:
-            return None
-        owner = self.project.owner_class(path, call.scope)
-        if owner is None:
-            return None
-        name = call.callee[5:]
-        for current in self.project.ancestry(owner):
-            facts = self.project.class_facts(current)
-            if facts is not None and name in facts.methods:
-                return current[0], facts.methods[name]
-        return None
 
     def _iterations(self, path: str, call: Call) -> Optional[int]:
         """How many times the loops around the call run (1 outside loops; None when unknown)."""

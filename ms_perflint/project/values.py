@@ -384,11 +384,11 @@ class Values:
         return project.instance_classes(path, value, scope)
 
     def attribute_value(self, cls: ClassRef, name: str) -> Optional[Tuple[str, Value, int]]:
-        """``self.<name> = value`` in the class or a base: the file, the value, the ``__init__`` scope to read it in."""
-        for current in self.project.ancestry(cls):
-            facts = self.project.class_facts(current)
-            if facts is not None and name in facts.attrs:
-                return current[0], facts.attrs[name], facts.methods.get("__init__", facts.scope)
+        """``self.<name> = value`` in the class or a base (:meth:`Project.kept_attribute`), else a config class's body
+        value: the file, the value, the scope to read it in."""
+        kept = self.project.kept_attribute(cls, name)
+        if kept is not None:
+            return kept
         for current in self.project.ancestry(cls):  # a config class's body: ``hidden_size = 768``
             facts = self.project.class_facts(current)
             if facts is not None and name in facts.class_attrs:
