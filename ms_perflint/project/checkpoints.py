@@ -265,8 +265,7 @@ class Checkpoints:
         training = self.training
         trained = [loop for loop in loops if loop in training.training_loops(path)]
         if trained:
-            unit = STEP if self._trains_directly(path, trained[-1]) else EPOCH
-            period = self._guard_period(path, scope, guards, unit)
+            period = self._guard_period(path, scope, guards, self._iteration(path, trained[-1]))
             facts = self.project.python[path]
             total: Optional[int] = 1
             for loop in loops:
@@ -280,6 +279,71 @@ class Checkpoints:
             period = self._guard_period(path, scope, guards, unit)
             return Repeat(method, period, None, (path, scope), _conditional(guards))
         return None
+
+    def _iteration(self, path: str, loop: int, depth: int = 0) -> Period:
+        """What one iteration of a training loop trains: a step when it runs a train step itself, else an epoch,
+        unless a project function it calls runs a training of its own (:meth:`_run_of`): then that run's steps or
+        epochs (unknown when their count is: ``for phase in phases: train(net, phase.iterations)``)."""
+        if self._trains_directly(path, loop):
+            return Period(STEP, (1,))
+        runs = []
+        project, training = self.project, self.training
+        for call in project.python[path].calls:
+            if not call.loops or call.loops[-1] != loop or project.training_kind(path, call) is not None \
+                    or not training.call_trains(path, call):
+                continue
+            runs.extend(run for target in project.targets(path, call)
+                        for run in [self._run_of(target, depth)] if run is not None)
+        if not runs:
+            return Period(EPOCH, (1,))
+        if any(not run.known for run in runs) or len({run.unit for run in runs}) > 1:
+            return Period(runs[0].unit)
+        return Period(runs[0].unit, tuple(sorted({count for run in runs for count in run.counts})))
+
+    def _run_of(self, target: ScopeRef, depth: int) -> Optional[Period]:
+        """What one call of a project function trains when it runs a training of its own: its outermost training
+        loop counts steps or epochs (``for i in range(n_iter)``, ``while``), not one pass over a dataset; None for
+        an epoch (``for batch in loader``, ``for _ in range(dataset.get_dataset_size())``)."""
+        path, scope = target
+        facts = self.project.python[path]
+        loops = self.training.training_loops(path)
+        outermost = [loop for loop in facts.loops if loop.scope == scope and loop.id in loops
+                     and not (0 <= loop.parent < len(facts.loops) and facts.loops[loop.parent].scope == scope)]
+        if not outermost:  # ``def fit(self): return self._loop()``: the function it calls
+            return self._run_of_calls(path, scope, depth + 1) if depth < 3 else None
+        runs = [self._loop_run(path, loop) for loop in outermost]
+        runs = [run for run in runs if run is not None]
+        if not runs:
+            return None
+        if any(not run.known for run in runs):
+            return Period(runs[0].unit)
+        return Period(runs[0].unit, (sum(min(run.counts) for run in runs if run.unit == runs[0].unit),))
+
+    def _run_of_calls(self, path: str, scope: int, depth: int) -> Optional[Period]:
+        """The run a function's training calls make, outside any loop of its own."""
+        project, training = self.project, self.training
+        for call in project.python[path].calls:
+            if call.scope == scope and not call.loops and project.training_kind(path, call) is None \
+                    and training.call_trains(path, call):
+                for target in project.targets(path, call):
+                    run = self._run_of(target, depth)
+                    if run is not None:
+                        return run
+        return None
+
+    def _loop_run(self, path: str, loop) -> Optional[Period]:
+        """A training loop that counts (``range(...)``, ``while``) as the steps or epochs it runs; None for a loop
+        over data or over one epoch's steps."""
+        iterable = loop.iterable
+        facts = self.project.python[path]
+        if loop.kind == "for":
+            call = facts.call(iterable.data) if iterable is not None and iterable.kind == CALL else None
+            if call is None or call.callee != "range" or not call.args \
+                    or self.steps_of_an_epoch(path, call.args[-1 if len(call.args) < 3 else 1], call.scope):
+                return None
+        unit = STEP if self._trains_directly(path, loop.id) else EPOCH
+        count = loop_count(self.values, path, loop, facts) if loop.kind == "for" else None
+        return Period(unit, (count,) if count else ())
 
     def _trains_directly(self, path: str, loop: int) -> bool:
         """``loop`` runs a train step itself (a step loop), not an epoch of training: no ``Model.train``, and no
@@ -299,10 +363,11 @@ class Checkpoints:
                 return False
         return True
 
-    def _guard_period(self, path: str, scope: int, guards, unit: str) -> Period:
-        """Every iteration (1) with no period test around the save; ``N`` under ``x % N == 0`` (unknown when
-        ``N`` is); nested tests multiply."""
-        period = Period(unit, (1,))
+    def _guard_period(self, path: str, scope: int, guards, unit: object) -> Period:
+        """Every iteration (``unit``: a unit name, or the :class:`Period` one iteration takes) with no period test
+        around the save; ``N`` iterations under ``x % N == 0`` (unknown when ``N`` is); nested tests multiply."""
+        period = unit if isinstance(unit, Period) else Period(str(unit), (1,))
+        unit = period.unit
         for condition, holds in guards:
             divisor = _period_test(condition) if holds else _period_skip(condition)
             if divisor is not None:

@@ -110,6 +110,13 @@ class SyncCheckpointSave(Rule):
             - fewer than 3 saves in a run whose length is known: one save at the end
               (`save_checkpoint_steps=steps_per_epoch * epochs`), a save every epoch of a 2-epoch run, a save
               every 10 steps of a 20-step loop;
+            - a save after each call of a project function that runs a training of its own (`for iters, lr in
+              zip(phases, rates): train(net, iters, lr); save_checkpoint(net, ...)`, where `train` loops
+              `for it in range(iters)`): each save comes after that whole run, so its period is the run's steps or
+              epochs, rare or unknown unless the run is short. A function whose loop is one pass over the data
+              (`for batch in loader`, `range(dataset.get_dataset_size())`) is an epoch, and a save after it every
+              epoch is reported. Traced from a physics-informed network saved once per training phase of 10,000 to
+              300,000 full-batch steps that was reported as saving every epoch;
             - a save that follows a full evaluation in the same callback method, run whenever the save runs
               (`model.eval(...)`, `self.eval_function(...)`, `evaluator.eval()`, or a project function that calls
               one; known by the word "eval": a MindSpore Cell has no `eval` method): save-best, where the

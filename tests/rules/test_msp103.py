@@ -685,6 +685,71 @@ if __name__ == "__main__":
     assert lint(helper.format(period=20)) == []  # every 20 epochs, not every 20 steps
 
 
+#: A loop over training phases: each iteration calls a project function that runs a whole training of its own.
+PHASES = BIG_NET + """
+import mindspore as ms
+
+def train(net, step, n_iter):
+    for it in range(1, 1 + n_iter):
+        step(x, y)
+
+if __name__ == "__main__":
+    net = Net()
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+    for n_iter, lr in zip(ITERATIONS, [1e-3, 1e-4, 1e-5, 1e-6]):
+        train(net, step, {iterations})
+        ms.save_checkpoint(net, "phase.ckpt")
+"""
+
+
+def test_a_save_after_each_training_phase_repeats_as_often_as_a_phase_trains():
+    # A PINN trained in phases of a few hundred thousand full-batch steps saves once per phase, not every epoch.
+    assert lint(PHASES.format(iterations="int(n_iter)")) == []  # the phase's length is unknown
+    assert lint(PHASES.format(iterations="30000")) == []  # a save every 30,000 steps is rare
+    found = lint(PHASES.format(iterations="300"))
+    assert len(found) == 1 and "every 300 steps" in found[0].message
+
+
+def test_a_function_that_trains_for_epochs_makes_each_call_that_many_epochs():
+    code = BIG_NET + """
+import mindspore as ms
+
+def train(net, step, data, epochs):
+    for epoch in range(epochs):
+        for x, y in data:
+            step(x, y)
+
+if __name__ == "__main__":
+    net = Net()
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+    for fold in range(5):
+        train(net, step, data, {epochs})
+        ms.save_checkpoint(net, "fold.ckpt")
+"""
+    assert lint(code.format(epochs=100)) == []  # one save per 100 epochs
+    found = lint(code.format(epochs=1))
+    assert len(found) == 1 and "every epoch" in found[0].message
+
+
+def test_a_function_that_counts_one_epoch_of_steps_is_an_epoch():
+    code = BIG_NET + """
+import mindspore as ms
+
+def run_epoch(step, dataset):
+    for i in range(dataset.get_dataset_size()):
+        step(x, y)
+
+if __name__ == "__main__":
+    net = Net()
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+    for epoch in range(100):
+        run_epoch(step, dataset)
+        ms.save_checkpoint(net, "latest.ckpt")
+"""
+    found = lint(code)
+    assert len(found) == 1 and "every epoch" in found[0].message
+
+
 def test_an_evaluation_that_runs_only_sometimes_does_not_make_an_every_epoch_save_save_best():
     body = """        if run_context.original_args().cur_epoch_num % 10 == 0:
             self.model.eval(self.data)
