@@ -277,6 +277,10 @@ EVALUATION_DATA_WORDS = ("eval", "val_", "_val", "valid", "test")
 #: Below this many parameters (a float32 checkpoint of about 12 MB) a save takes tens of milliseconds:
 #: LeNet (60 k), SqueezeNet (1.2 M), MobileViT-XXS (1.3 M), OSNet (2.2 M). Not worth a finding about saving.
 SMALL_NETWORK_PARAMETERS = 3_000_000
+#: A run of at most this many training steps of networks under :data:`SMALL_NETWORK_PARAMETERS` is a demo that ends
+#: in a minute or two: a per-step cost (a host read, an uncompiled step) is not worth a change there. Blind audits
+#: judged 300- to 1,000-step runs of such networks not worth acting on, and a 9,370-step LeNet run worth it.
+SHORT_RUN_STEPS = 2_000
 #: Model-zoo networks under :data:`SMALL_NETWORK_PARAMETERS`, by the name their factory or ``create_model``
 #: takes (mindcv, mindvision), with their published parameter counts.
 SMALL_ZOO_NETWORKS: Dict[str, int] = {
@@ -702,6 +706,9 @@ LOAD_KEYS = frozenset(
      "checkpoint_file_path", "resume", "resume_ckpt", "load_checkpoint", "load_ckpt", "pretrained_model",
      "ckpt_file", "checkpoint_file", "resume_training", "load_path", "pre_trained_path")
 )
+#: Words in a config key that make it name a file or a folder (``fp32_ckpt``, ``float32_model_path``): what it
+#: says is which weights are read, not a setting of the run.
+FILE_KEY_WORDS = ("ckpt", "checkpoint", "path", "file", "dir", "url")
 #: Keywords of a builder that drop or replace the classification head (a feature extractor).
 HEADLESS_KEYWORDS = frozenset(("features_only", "include_top", "with_head", "return_features"))
 #: Of those, the ones that keep the head when true (``include_top=False`` drops it; ``features_only=True`` does).

@@ -85,6 +85,8 @@ ITEMS = "items"
 #: ``OP`` of ``container[key]`` whose key is not a literal: parts are the container and the key (``shapes[version]``,
 #: ``versions[config.name]``). Apart from ``"[]"`` (a literal position), which other questions read as a step's output.
 LOOKUP = "lookup"
+#: ``OP`` of ``len(x)``: its one part is ``x``.
+LENGTH = "len"
 #: ``OP`` of a dict display whose values are not all literals, with string keys: parts alternate key (a ``LIT``)
 #: and value (``{"params": [p for p in net.get_parameters()], "weight_decay": 0.0}``).
 DICT = "dict"

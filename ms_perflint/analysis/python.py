@@ -28,7 +28,7 @@ import libcst as cst
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
-    ATTRIBUTE_OWNER, CALL, CFG, CLASS, DERIVED, DICT, EITHER, FUNCTION, ITEMS, LIT, LOOKUP, MAIN, MODULE, NAME, OP, PARAM, REF,
+    ATTRIBUTE_OWNER, CALL, CFG, CLASS, DERIVED, DICT, EITHER, FUNCTION, ITEMS, LENGTH, LIT, LOOKUP, MAIN, MODULE, NAME, OP, PARAM, REF,
     SELF, UNKNOWN, Call, ClassFacts, ConfigEntry, Guard, Loop, PythonFacts, Scope, Value, choices, unknown,
 )
 from ms_perflint.analysis.names import Names, dotted_name
@@ -64,6 +64,10 @@ MAX_COMMENTS = 64
 _ARITHMETIC = {
     cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.FloorDivide: "//",
     cst.Modulo: "%", cst.Power: "**",
+}
+_AUGMENTED = {
+    cst.AddAssign: "+", cst.SubtractAssign: "-", cst.MultiplyAssign: "*", cst.DivideAssign: "/",
+    cst.FloorDivideAssign: "//", cst.ModuloAssign: "%", cst.PowerAssign: "**",
 }
 _COMPARISONS = {cst.Equal: "==", cst.NotEqual: "!=", cst.Is: "is", cst.IsNot: "is not", cst.In: "in",
                 cst.NotIn: "not in", cst.LessThan: "<", cst.GreaterThan: ">", cst.LessThanEqual: "<=",
@@ -379,6 +383,15 @@ class _Collector(cst.CSTVisitor):
         branch = self.branches[-1]
         branch.close_body(exits=_exits(node))
 
+    def _seed_branches(self, name: str, value: Value) -> None:
+        """A parameter (or an enclosing name) first rebound inside an ``if`` held ``value`` before it: each open
+        ``if`` of this scope keeps that as the name's value in the arm that does not rebind it."""
+        for branch in self.branches:
+            if branch.bindings is self.bindings[-1]:
+                branch.before.setdefault(name, value)
+                if branch.body is not None:
+                    branch.body.setdefault(name, value)
+
     def _leave_branch(self) -> None:
         self.branches.pop().merge()
 
@@ -444,7 +457,18 @@ class _Collector(cst.CSTVisitor):
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self.marks.setdefault(self.scope, set()).add("loops")
-        self.value_of(node.value)
+        value = self.value_of(node.value)
+        op = _AUGMENTED.get(type(node.operator))
+        if isinstance(node.target, cst.Name) and op is not None and not self.loop_stack[-1]:
+            # ``in_channels += extra`` outside a loop: the name's value before, with the operation applied (in a
+            # loop it is a running value, which the model does not follow)
+            name = node.target.value
+            before = self._lookup(name)
+            if before is not None:
+                if name not in self.bindings[-1]:
+                    self._seed_branches(name, before)
+                self.bindings[-1][name] = Value(OP, op, (before, value), text=name)
+                return
         for name in _target_names(node.target):
             self.bindings[-1][name] = Value(NAME, name, text=name)
 
@@ -882,6 +906,8 @@ class _Collector(cst.CSTVisitor):
             if items is not None:
                 return self._placed(Value(OP, ITEMS, (items,)), node)
             inner = [self.value_of(a.value) for a in node.args if not a.star]
+            if _is_builtin_len(node, self):
+                return self._placed(Value(OP, LENGTH, (inner[0],)), node)
             if isinstance(node.func, cst.Attribute):
                 receiver = self.value_of(node.func.value)
                 if receiver.kind == CALL or (receiver.kind == OP and receiver.data in ("[]", DERIVED)):
@@ -1294,6 +1320,13 @@ def _merge(current: Dict[str, Value], body: Dict[str, Value], test: Value) -> No
         if other is value:
             continue
         current[name] = value if other is None else Value(OP, "ifexp", (test, value, other), text=value.text)
+
+
+def _is_builtin_len(node: cst.Call, visitor: "_Collector") -> bool:
+    """``len(x)``: the builtin (not a local or imported ``len``), one positional argument."""
+    return isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1 \
+        and not node.args[0].star and node.args[0].keyword is None and not visitor._is_local("len") \
+        and visitor.names.resolve("len") is None
 
 
 def _either_item(value: Optional[Value], position: int) -> Optional[Value]:

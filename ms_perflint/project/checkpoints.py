@@ -93,7 +93,12 @@ class Checkpoints:
         return self.period_of(path, steps, config.scope, STEP)
 
     def period_of(self, path: str, value: Value, scope: int, unit: str) -> Period:
-        """The period ``value`` counts, in ``unit`` unless it is a multiple of an epoch's steps."""
+        """The period ``value`` counts, in ``unit`` unless it is a multiple of an epoch's steps (also through a
+        cast: ``int(config.ckpt_interval * steps_per_epoch)``)."""
+        cast = self.project.python[path].call(value.data) if value.kind == CALL else None
+        if cast is not None and cast.callee in ms.NUMBER_CASTS and len(cast.args) == 1 and not cast.kwargs \
+                and cast.args[0].kind == OP:
+            value = cast.args[0]
         if self.steps_of_an_epoch(path, value, scope) or self._part_of_an_epoch(path, value, scope):
             return Period(EPOCH, (1,))  # a part of an epoch counts as every epoch: it is at least as often
         if value.kind == OP and value.data == "*" and len(value.parts) == 2:

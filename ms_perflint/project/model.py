@@ -79,6 +79,16 @@ class Symbol:
 
 
 @dataclass(frozen=True)
+class Shape:
+    """A tensor built from a written shape: the shape's expression (read in ``path``, ``scope``); ``()`` for a
+    scalar."""
+
+    path: str
+    scope: int
+    value: Value
+
+
+@dataclass(frozen=True)
 class Program:
     """An entry file and everything it reaches."""
 
@@ -483,6 +493,11 @@ class Project:
                     yield found
             yield from self._held_functions(path, call.receiver, 0)
 
+    def functions_held(self, path: str, value: Value) -> List[ScopeRef]:
+        """The project functions a value holds: a function named, one ``jit`` compiles, the nested function a
+        project factory returns (``value_and_grad(forward_fn)`` differentiates ``forward_fn``)."""
+        return list(self._held_functions(path, value, 0))
+
     def parameter_of(self, path: str, name: str, scope: int) -> Optional[Tuple[int, int]]:
         """The function (``scope`` or one enclosing it) whose parameter ``name`` is, and the position its callers
         pass it at (``self``/``cls`` not counted); None when no enclosing function has it."""
@@ -496,16 +511,24 @@ class Project:
         bound = 1 if function.cls and function.params[0] in ("self", "cls") else 0
         return current, function.params.index(name) - bound
 
-    def handed_classes(self, path: str, value: Value, scope: int) -> FrozenSet[ClassRef]:
+    def handed_classes(self, path: str, value: Value, scope: int, depth: int = 0) -> FrozenSet[ClassRef]:
         """The project classes a parameter is handed (``ResidualBlock(Block, ...)`` hands ``block`` the class
-        ``Block``): a call of it builds one. Empty unless every caller passes a class, by name."""
+        ``Block``): a call of it builds one. Empty unless every caller passes a class, by name or through a
+        parameter of its own that is handed one (``ResNet.__init__(block)`` passing ``block`` to
+        ``self._make_layer(block, ...)``)."""
         declared = self.parameter_of(path, value.data, scope) if value.kind == PARAM else None
-        if declared is None:
+        if declared is None or depth > MAX_DEPTH:
             return frozenset()
         current, position = declared
         found: Set[ClassRef] = set()
         for caller_path, call in self.callers((path, current)):
             argument = call.argument(value.data, position if position >= 0 else None)
+            if argument is not None and argument.kind == PARAM:
+                passed = self.handed_classes(caller_path, argument, call.scope, depth + 1)
+                if not passed:
+                    return frozenset()
+                found.update(passed)
+                continue
             symbol = self.resolve(argument.data, caller_path) if argument is not None and argument.kind == REF \
                 else None
             if symbol is None or symbol.kind != "class":
@@ -662,6 +685,44 @@ class Project:
         facts = self.python.get(symbol.path)
         return facts.functions.get(symbol.name) if facts is not None and symbol.kind == "function" else None
 
+    def tensor_shape(self, path: str, value: Value, uncast: Callable[[str, Value], Value] = lambda _, v: v,
+                     scalars: bool = False, depth: int = 0) -> Optional[Shape]:
+        """The shape a tensor is built with: ``Parameter(Tensor(np.ones((a, b))))``, ``initializer(init, [a, b])``,
+        ``np.random.randn(a, b)``; with ``scalars``, ``()`` for a number (``Tensor(0.5)``, ``np.random.rand()``).
+        ``uncast`` takes a cast off a value (``w.astype(t)``)."""
+        value = uncast(path, value)
+        if scalars and value.kind == LIT and type(value.data) in (int, float):
+            return Shape(path, -1, Value(OP, "tuple", ()))
+        if value.kind != CALL or depth > 8:
+            return None
+        call = self.python[path].call(value.data)
+        if call is None or call.star:
+            return None
+        name = self.qualified(path, call) or call.callee
+        keeping = ms.SHAPE_KEEPING.get(name)
+        if keeping is not None:
+            inner = call.argument(keeping.keyword, keeping.position)
+            if inner is not None:
+                return self.tensor_shape(path, inner, uncast, scalars, depth + 1)
+        if name in ms.DIMS_AS_ARGUMENTS and not call.kwargs:
+            return Shape(path, call.scope, Value(OP, "tuple", tuple(call.args)))
+        builder = ms.SHAPE_BUILDERS.get(name)
+        shape = call.argument(builder.keyword, builder.position) if builder is not None else None
+        return Shape(path, call.scope, shape) if shape is not None else None
+
+    def tensor_data(self, path: str, value: Value) -> Optional[Value]:
+        """What a tensor is built from, inside the calls that keep its shape (``Parameter(Tensor(data))``)."""
+        for _ in range(8):
+            call = self.python[path].call(value.data) if value.kind == CALL else None
+            keeping = ms.SHAPE_KEEPING.get(self.qualified(path, call) or call.callee) if call is not None else None
+            if keeping is None:
+                return value
+            inner = call.argument(keeping.keyword, keeping.position)  # type: ignore[union-attr]
+            if inner is None:
+                return None
+            value = inner
+        return None
+
     def returned_items(self, path: str, value: Value, position: int,
                        depth: int = 0) -> List[Tuple[str, Value, int, Call]]:
         """``train, val = make_loaders()``: item ``position`` of what a project function returns, as ``(path, value,
@@ -677,7 +738,8 @@ class Project:
             if function.kind != FUNCTION:
                 continue
             for returned in function.returns:
-                if returned.kind == OP and returned.data == "tuple" and position < len(returned.parts):
+                if returned.kind == OP and returned.data == "tuple" and -len(returned.parts) <= position < len(
+                        returned.parts):  # ``make()[-1]`` is the last item; ``return ()`` has none
                     found.append((target_path, returned.parts[position], scope, call))  # type: ignore[arg-type]
                 elif returned.kind == CALL:
                     found.extend(self.returned_items(target_path, returned, position, depth + 1))

@@ -18,7 +18,8 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import CALL, Call, Value
-from ms_perflint.project.model import Program, Project, ScopeRef
+from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
+from ms_perflint.project.training import Training
 from ms_perflint.project.values import Known, Ref, Values
 
 GRAPH, PYNATIVE = "graph", "pynative"
@@ -209,3 +210,101 @@ def made_by_jit(project: Project, path: str, value: Optional[Value], scope: int)
             return True
     scopes = jit_scopes(project)
     return any(target in scopes for target in _function_targets(project, path, value, scope))
+
+
+# --- what a training step runs forward, and what of it needs PyNative --------------------------------------------
+
+
+def forward_scopes(project: Project, training: Training, program: Program, differentiated: bool = True
+                   ) -> List[ScopeRef]:
+    """The code every training step of the program runs forward: the trained networks' ``construct`` (with the
+    cells they keep from their arguments and the ``self.<method>`` calls it makes), and with ``differentiated`` the
+    functions a gradient function differentiates (``value_and_grad(forward_fn)``). In a stable order."""
+    classes: Set[ClassRef] = set()
+    for use in training.networks(program):
+        classes |= training.composition(training.network_classes(use.path, use.network, use.anchor.scope))
+    classes |= training.composition(frozenset(_held(project, classes)))
+    found = _construct_scopes(project, classes)
+    for path, call in project.program_calls(program, ms.GRAD_FUNCTIONS) if differentiated else ():
+        function = call.argument("fn", 0) if (path, call.scope) in program.scopes else None
+        if function is not None:
+            found.update(project.functions_held(path, function))
+    return sorted(found)
+
+
+def eager_only(project: Project, training: Training, program: Program) -> str:
+    """What the trained network's ``construct`` (and the methods it calls) does that needs PyNative: numpy
+    randomness, a tensor read on the host (``int(self.queue_ptr)``, ``.asnumpy()``, ``.item()``); "" when nothing
+    does.
+
+    Such a network runs in PyNative on purpose: compiled, the host read fails or the random numbers are frozen into
+    the graph, so jit needs a rewrite first. (A read in the function ``value_and_grad`` differentiates, such as
+    ``Tensor(labels.asnumpy(), int32)`` to cast labels, is a line to change, not a design: it does not count.)"""
+    for path, index in forward_scopes(project, training, program, differentiated=False):
+        for call in project.python[path].calls:
+            if call.scope == index:
+                reason = host_side(call)
+                if reason:
+                    return f"{project.python[path].scopes[index].name} {reason}"
+    return ""
+
+
+def _held(project: Project, classes: Set[ClassRef]) -> Set[ClassRef]:
+    """Cells the classes keep from their ``__init__`` arguments (``self.mapping = mapping``), transitively."""
+    found: Set[ClassRef] = set(classes)
+    stack = list(classes)
+    while stack and len(found) < 2000:
+        cls = stack.pop()
+        facts = project.class_facts(cls)
+        init = project.method(cls, "__init__")
+        for value in (facts.attrs.values() if facts is not None else ()):
+            if value.kind != "param" or init is None:
+                continue
+            for held in project.instance_classes(init[0], value, init[1]):
+                if held not in found and project.is_cell(held):
+                    found.add(held)
+                    stack.append(held)
+    return found
+
+
+def _construct_scopes(project: Project, classes: Set[ClassRef]) -> Set[ScopeRef]:
+    """``construct`` of the classes and the ``self.<method>`` calls it makes, transitively."""
+    found: Set[ScopeRef] = set()
+    stack = [scope for cls in sorted(classes) for scope in [project.method(cls, "construct")] if scope is not None]
+    while stack and len(found) < 2000:
+        scope = stack.pop()
+        if scope in found:
+            continue
+        found.add(scope)
+        path, index = scope
+        owner = project.owner_class(path, index)
+        for call in project.python[path].calls:
+            if call.scope == index and call.callee.startswith("self.") and call.callee.count(".") == 1 and owner:
+                method = project.method(owner, call.callee[5:])
+                if method is not None and method not in found:
+                    stack.append(method)
+    return found
+
+
+#: Words that make ``int(...)``/``float(...)`` shape arithmetic, which graph mode folds at compile time.
+SHAPE_WORDS = ("shape", "len(", "size", "dim", "num_", "rank")
+
+
+def host_side(call: Call) -> str:
+    """Why the call runs on the host in PyNative only ("" when it does not)."""
+    if call.callee.startswith("numpy.random."):
+        return f"draws random numbers with numpy ({call.callee})"
+    return host_read(call)
+
+
+def host_read(call: Call) -> str:
+    """How the call reads a device tensor on the host (``.asnumpy()``, ``.item()``, ``float(loss)``); "" when it
+    does not."""
+    if call.method in ms.HOST_READS and call.receiver is not None:
+        return f"reads a tensor on the host (.{call.method}())"
+    if call.callee in ("int", "float") and len(call.args) == 1:
+        argument = call.args[0]
+        text = argument.text.lower()
+        if argument.kind in ("self", "param", "name", "call") and not any(w in text for w in SHAPE_WORDS):
+            return f"reads a tensor on the host ({call.callee}({argument.text}))"
+    return ""

@@ -486,6 +486,8 @@ _MECHANISMS = frozenset((*ms.LOSS_SCALING, *ms.AMP_ENTRIES, ms.CUSTOM_MIXED_PREC
 def _mechanisms(project: Project, values: Values, program: Program, precision: ProgramPrecision,
                 target: str = ms.DEFAULT_ASCEND_TARGET) -> None:
     for path, call in project.program_calls(program, _MECHANISMS):
+        if _other_device_arm(call):
+            continue  # ``if is_gpu: build_train_network(net, level="O2")``: not what the program's Ascend runs do
         qualified = project.qualified(path, call)
         where = f"{path}:{call.line}"
         if qualified in _KNOBS and _other_chips_only(call, target):

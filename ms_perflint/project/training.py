@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple  # noqa: F401
 
 from ms_perflint import catalogue as ms
-from ms_perflint.analysis.facts import CALL, DICT, EITHER, ITEMS, LIT, NAME, OP, PARAM, REF, SELF, Call, Value, choices
+from ms_perflint.analysis.facts import (
+    CALL, DICT, EITHER, FUNCTION, ITEMS, LIT, NAME, OP, PARAM, SELF, Call, Value, choices,
+)
 from ms_perflint.project.model import ClassRef, Program, Project, ScopeRef
 
 #: MindSpore cells that wrap a network and take it as their first argument.
@@ -134,8 +136,9 @@ class Training:
             for use in self.network_uses(path, call, kind):
                 if use not in found:
                     found.append(use)
-        if found:
-            return found
+        if found:  # a project step cell that also trains, in another arm (``TrainingWrapper(net, optimizer)``)
+            return found + [use for use in self._steps_of_own_cells(program)
+                            if not any(_covers(other, use) for other in found) and self._given_optimizer(use)]
         for path, call in project.calls_matching(_calls_nn):
             if (path, call.scope) not in program.scopes:
                 continue
@@ -163,6 +166,14 @@ class Training:
                 if use is not None and use not in found:
                     found.append(use)
         return found
+
+    def _given_optimizer(self, use: NetworkUse) -> bool:
+        """The construction of a step cell is handed an optimizer: it updates weights (a cell that only takes
+        gradients of its network, ``GradWrtX(net)`` for a physics loss, does not train)."""
+        project = self.project
+        return any(ms.is_optimizer(project.made_by(use.path, value, scope=use.anchor.scope))
+                   for argument in (*use.anchor.args, *use.anchor.kwargs.values())
+                   for value in choices(argument) or (argument,))
 
     def _step_taking(self, program: Program, path: str, optimizer: Call) -> Optional[Tuple[str, Call]]:
         """The program's one construction of a project cell that takes this optimizer and computes gradients (a
@@ -364,7 +375,23 @@ class Training:
         if call.method in ms.RETURNS_SELF and call.receiver is not None:
             return self.unwrap(path, call.receiver, depth + 1)
         passed = self._returned_argument(path, call, depth)
+        if passed is None and self._transformed_in_place(path, call):
+            passed = call.args[0]
         return self.unwrap(path, passed, depth + 1) if passed is not None else value
+
+    def _transformed_in_place(self, path: str, call: Call) -> bool:
+        """``net = algo.apply(net)``: another package's call (a compression algorithm, a converter) given the network
+        and bound to the network's own name stands for that network, transformed (its layers replaced, not its
+        architecture). A project function is followed instead (:meth:`_returned_argument`)."""
+        project = self.project
+        if not call.args or not call.target or call.target.startswith("self.") or call.callee.startswith("self."):
+            return False
+        first = call.args[0]
+        if call.target != (first.via or first.text) or project.targets(path, call):
+            return False
+        qualified = project.qualified(path, call)
+        return not qualified.startswith("mindspore.") and not (
+            call.receiver is not None and project.instance_classes(path, call.receiver, call.scope))
 
     def _wraps(self, path: str, call: Call) -> bool:
         """A MindSpore wrapper cell, or a project class built on one."""
@@ -726,7 +753,7 @@ class ParameterCount:
     #: ``__init__`` sizes that ``Conv`` with 3 and 64, not with every value any caller passes).
     CONTEXTUAL = True
     #: The innermost calls a size is read through (deeper chains fall back to every caller's values).
-    CONTEXT_DEPTH = 4
+    CONTEXT_DEPTH = 6
 
     def __init__(self, project: Project, values, program: Optional[Program] = None) -> None:
         self.project = project
@@ -838,6 +865,7 @@ class ParameterCount:
             return self._scopes[key]
         self._scopes[key] = None  # recursion: unknown
         path, index = scope
+        built: List[Tuple[tuple, int]] = []
         total: Optional[int] = 0
         for call in self.project.python[path].calls:
             if call.scope != index or self.held_elsewhere(path, call):
@@ -847,7 +875,10 @@ class ParameterCount:
             if size is None or times is None:
                 total = None
                 break
-            total += size * times  # type: ignore[operator]
+            if size:
+                built.append((call.guards, size * times))  # type: ignore[operator]
+        if total is not None:
+            total = _largest_arm(built, 0)
         self._scopes[key] = total
         return total
 
@@ -858,6 +889,8 @@ class ParameterCount:
             layer = ms.WEIGHTED_LAYERS.get(qualified)
             if layer is not None:
                 return _layer_size(self.values, path, call, layer, self.program, self.context())
+            if qualified == ms.PARAMETER:
+                return self._parameter_size(path, call)
             if qualified in ms.UNSIZED_WEIGHT_LAYERS:
                 return None
             # Another package's network stored on the cell (``self.backbone = create_model(...)``).
@@ -876,6 +909,28 @@ class ParameterCount:
         function = project.function_of(symbol)
         return self._entering(path, call, lambda: self.of_scope((symbol.path, function))) \
             if function is not None else 0
+
+    def _parameter_size(self, path: str, call: Call) -> Optional[int]:
+        """The values a ``Parameter`` holds, from the shape its tensor is built with (``Tensor(np.zeros((a, b)))``,
+        ``initializer("normal", [a, b])``; one for a number); None when the shape is not known."""
+        shape = self.project.tensor_shape(path, Value(CALL, call.id), scalars=True)
+        if shape is None:  # ``Tensor(init_coef["nu"])``: the data it is built from, when known
+            data = self.project.tensor_data(path, Value(CALL, call.id))
+            found = self.values.resolve(path, data, call.scope, program=self.program, context=self.context()) \
+                if data is not None else None
+            sizes = [_elements(k.value) for k in found.values] if found is not None and found.complete else []
+            return max(sizes) if sizes and None not in sizes else None  # type: ignore[type-var]
+        value = shape.value
+        dims = value.parts if value.kind == OP and value.data == "tuple" else (value,)
+        product = 1
+        for dim in dims:
+            found = self.values.resolve(shape.path, dim, shape.scope if shape.scope >= 0 else call.scope,
+                                        program=self.program, context=self.context())
+            numbers = [_size_of(k.value, 0) for k in found.values]
+            if not found.complete or not numbers or None in numbers:
+                return None
+            product *= max(numbers)  # type: ignore[type-var]
+        return product
 
     def _handed(self, path: str, call: Call) -> Optional[int]:
         """``block(in_channels, channels)`` where every caller hands the parameter ``block`` a project class: the
@@ -919,6 +974,76 @@ class ParameterCount:
                 return None
             times *= count
         return times
+
+
+def _covers(use: NetworkUse, step: NetworkUse) -> bool:
+    """A training already found takes this train-step cell (``Model(StepCell(net, opt))``): the step is not a
+    training of its own. (The same network trained by another step, in another arm, is.)"""
+    if use.path != step.path:
+        return False
+    taken = [v for a in (*use.anchor.args, *use.anchor.kwargs.values()) for v in choices(a) or (a,)]
+    return use.anchor.id == step.anchor.id or any(v.kind == CALL and v.data == step.anchor.id for v in taken) or (
+        use.network is not None and any(v.kind == CALL and v.data == step.anchor.id for v in choices(use.network)
+                                        or (use.network,)))
+
+
+def short_run(project: Project, values, training: "Training", program: Program) -> bool:
+    """The program is a demo: every training step it takes is counted by loops of known length, at most
+    :data:`~ms_perflint.catalogue.SHORT_RUN_STEPS` in all, and every network it trains is known to be small."""
+    def decide() -> bool:
+        steps = _run_steps(project, values, training, program)
+        if steps is None or steps > ms.SHORT_RUN_STEPS:
+            return False
+        uses = training.networks(program)
+        sizes = [network_parameters(project, values, training, use.path, use.network, use.anchor.scope, program)
+                 for use in uses if use.network is not None]
+        return bool(sizes) and None not in sizes and max(sizes) < ms.SMALL_NETWORK_PARAMETERS  # type: ignore
+    return project.memo(("short-run", id(values), program.entry), decide)  # type: ignore[return-value]
+
+
+def _run_steps(project: Project, values, training: "Training", program: Program) -> Optional[int]:
+    """The training steps the program takes: the runs of each call that takes a step itself (a train-step cell, a
+    gradient function), counted by the loops around it and around the calls that lead to it; None when one is
+    unknown (``Model.train`` over a dataset, a loop over data or a ``while``)."""
+    total = 0
+    counted: Dict[ScopeRef, Optional[int]] = {}
+    for path, facts in project.python.items():
+        for call in facts.calls:
+            if (path, call.scope) not in program.scopes or not training.call_trains(path, call):
+                continue
+            kind = project.training_kind(path, call)
+            if kind in ("model", "trainer"):
+                return None  # epochs over a dataset whose size the linter does not know
+            if kind is not None or project.targets(path, call):
+                continue  # the construction of a step, or a project function that trains: its step calls count
+            runs = _runs_of(project, values, program, path, call, counted, 0)
+            if runs is None:
+                return None
+            total += runs
+    return total or None
+
+
+def _runs_of(project: Project, values, program: Program, path: str, call: Call,
+             counted: Dict[ScopeRef, Optional[int]], depth: int) -> Optional[int]:
+    """How many times a call runs: the loops around it times the runs of its function."""
+    times = 1
+    facts = project.python[path]
+    for loop in call.loops:
+        count = loop_count(values, path, facts.loops[loop], facts, program)
+        if count is None:
+            return None
+        times *= count
+    scope = (path, call.scope)
+    if facts.scopes[call.scope].kind != FUNCTION:
+        return times  # the module's (or a notebook's) top level runs once
+    if scope not in counted:
+        counted[scope] = None  # recursion: unknown
+        callers = [(p, c) for p, c in project.callers(scope) if (p, c.scope) in program.scopes]
+        runs = [_runs_of(project, values, program, p, c, counted, depth + 1) for p, c in callers] \
+            if callers and depth < 8 else [None]
+        counted[scope] = None if None in runs else sum(runs)  # type: ignore[arg-type]
+    found = counted[scope]
+    return None if found is None else times * found
 
 
 def _builds_project_object(project: Project, path: str, call: Call) -> bool:
@@ -1023,6 +1148,34 @@ def layer_groups(values, path: str, call: Call, layer, program: Optional[Program
     if not found.complete or not numbers or not all(type(n) is int and n > 0 for n in numbers):
         return ()
     return tuple(sorted(set(numbers)))
+
+
+def _largest_arm(built: List[Tuple[tuple, int]], level: int) -> int:
+    """The weights built under the guards of ``if`` statements: the sum of what every statement builds, the larger
+    of an ``if``'s two arms (``if is_first: self.linear = Dense(a, b) else: self.linear = Dense(c, d)`` builds one
+    layer, not two)."""
+    total = 0
+    arms: Dict[tuple, Dict[bool, List[Tuple[tuple, int]]]] = {}
+    for guards, size in built:
+        if len(guards) <= level:
+            total += size
+            continue
+        condition, holds = guards[level]
+        key = (condition.start, condition.end, condition.text)
+        arms.setdefault(key, {}).setdefault(bool(holds), []).append((guards, size))
+    for branches in arms.values():
+        total += max(_largest_arm(items, level + 1) for items in branches.values())
+    return total
+
+
+def _elements(value) -> Optional[int]:
+    """How many numbers a tensor built from ``value`` holds: one for a number, the numbers of a (nested) list."""
+    if type(value) in (int, float):
+        return 1
+    if isinstance(value, (tuple, list)) and value:
+        counts = [_elements(item) for item in value]
+        return None if None in counts else sum(counts)  # type: ignore[arg-type]
+    return None
 
 
 def _size_of(value, dims: int) -> Optional[int]:

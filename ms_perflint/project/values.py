@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Seq
 
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import (
-    ATTRIBUTE_OWNER, CALL, CFG, CLASS, DICT, EITHER, LIT, LOOKUP, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value, choices,
+    ATTRIBUTE_OWNER, CALL, CFG, CLASS, DICT, EITHER, LENGTH, LIT, LOOKUP, MAIN, NAME, OP, PARAM, REF, SELF, Call, ConfigEntry, Value, choices,
 )
 from ms_perflint.project.model import MAX_DEPTH, ClassRef, Program, Project, ScopeRef, Where, call_where, where
 from ms_perflint.project.parts import config_belongs, shell_belongs
@@ -129,6 +129,17 @@ def _item_of(container: Any, key: Any) -> Any:
     return _NO_ITEM
 
 
+def _identity_test(condition: Value, depth: int = 0) -> bool:
+    """The guard tests identity (``x is None``), alone or under ``not``/``and``/``or``. Such a test picks a value
+    where the model follows arms (a parameter left at its default ``None``), but never decides whether code runs:
+    its ``None`` is often a placeholder of a config a user fills in (a dataset path), whose check raises."""
+    if condition.kind != OP or depth > 8:
+        return False
+    if condition.data in ("is", "is not"):
+        return True
+    return condition.data in ("not", "and", "or") and any(_identity_test(p, depth + 1) for p in condition.parts)
+
+
 def _through(known: Known, name: str) -> Known:
     if known.trail and known.trail[-1] == name:
         return known
@@ -213,14 +224,12 @@ class Values:
             return self._parameter(path, value, scope, depth, program, context)
         if kind == SELF:
             owner = self.project.owner_class(path, scope)
-            found = self.project.attribute(owner, value.data) if owner is not None else None
+            found = self.attribute_value(owner, value.data) if owner is not None else None
             if found is None:
                 return unknown()
-            facts = self.project.python[found[0]]
-            cls = facts.classes[owner[1]] if owner[0] == found[0] and owner[1] in facts.classes else None
-            init = cls.methods.get("__init__", 0) if cls is not None else 0
-            # In a constructor the context entered, the attribute is what that construction passed.
-            return self.resolve(found[0], found[1], init, depth + 1, program=program,
+            # Read where it is set (the ``__init__`` of the class or base that sets it, or a class body:
+            # ``expansion = 4``); in a constructor the context entered, it is what that construction passed.
+            return self.resolve(found[0], found[1], found[2], depth + 1, program=program,
                                 context=context).through(value.data)
         if kind == OP:
             return self._operation(path, value, scope, depth, program, context)
@@ -235,6 +244,18 @@ class Values:
         if kind == NAME:  # astroid's answer where the facts have none (project/inference.py)
             return inferred_literals(self.project, path, value)
         return unknown()
+
+    def _length(self, path: str, value: Value, scope: int, depth: int, program: Optional[Program],
+                context: Context) -> Resolution:
+        """``len(features)`` of a known tuple, list, dict or string."""
+        found = self.resolve(path, value.parts[0], scope, depth + 1, program, context)
+        result = Resolution(complete=found.complete)
+        for known in found.values:
+            if isinstance(known.value, (tuple, list, dict, str)):
+                result.values.append(Known(len(known.value), known.where, known.source, known.via))
+            else:
+                result.complete = False
+        return result
 
     def _numeric(self, path: str, call: Call, function: Callable[..., Any], depth: int, program: Optional[Program],
                  context: Context) -> Resolution:
@@ -464,10 +485,12 @@ class Values:
             for part in choices(value):
                 result.add(self.resolve(path, part, scope, depth + 1, program, context))
             return result
-        if op in ("==", "!=", "not", "and", "or", *ORDERINGS) and value.parts:
+        if op in ("==", "!=", "is", "is not", "not", "and", "or", *ORDERINGS) and value.parts:
             return self._logic(path, value, scope, depth, program, context)
         if op == "[]" and len(value.parts) == 2:
             return self._item(path, value, scope, depth, program, context)
+        if op == LENGTH and len(value.parts) == 1:
+            return self._length(path, value, scope, depth, program, context)
         if op == LOOKUP and len(value.parts) == 2:
             return self._lookup(path, value, scope, depth, program, context)
         if op in ("tuple", DICT):
@@ -577,6 +600,11 @@ class Values:
                 computed = values[0] or values[-1]
             elif op == "==":
                 computed = values[0] == values[-1]
+            elif op in ("is", "is not"):
+                if not any(v is None or type(v) is bool for v in values[:2]):
+                    result.complete = False  # identity of other objects is not the model's to decide
+                    continue
+                computed = (values[0] is values[-1]) == (op == "is")
             elif op in ORDERINGS:
                 if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values[:2]):
                     result.complete = False  # ``"a" < "b"``, ``None < 1``: not a test the model decides
@@ -591,6 +619,8 @@ class Values:
                  program: Optional[Program] = None) -> bool:
         """False when some guard is known to go the other way in every configuration (the code never runs)."""
         for condition, holds in guards:
+            if _identity_test(condition):
+                continue  # ``if dataset is None: raise ...``: a placeholder path in a config is not a run's choice
             found = self.resolve(path, condition, scope, program=program)
             if found.complete and found.values and all(bool(_plain(k.value)) != holds for k in found.values):
                 return False
@@ -602,7 +632,7 @@ class Values:
         run leaves one to a value the linter cannot know (a config it cannot read, ``--device_num=$1``)."""
         for condition, _ in guards:
             found = self.resolve(path, condition, scope, program=program)
-            if not found.complete or not found.values:
+            if not found.complete or not found.values or _identity_test(condition):
                 return False
         return True
 
@@ -611,7 +641,7 @@ class Values:
         """True when every guard is known to go its way in every configuration (the code runs unconditionally)."""
         for condition, holds in guards:
             found = self.resolve(path, condition, scope, program=program)
-            if not found.complete or not found.values or any(bool(_plain(k.value)) != holds for k in found.values):
+            if _identity_test(condition) or not found.complete or not found.values or any(bool(_plain(k.value)) != holds for k in found.values):
                 return False
         return True
 

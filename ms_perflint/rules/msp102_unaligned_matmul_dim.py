@@ -9,7 +9,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 from ms_perflint import catalogue as ms
 from ms_perflint.analysis.facts import CALL, CFG, LIT, OP, PARAM, SELF, Call, Value
 from ms_perflint.findings import FixAvailability
-from ms_perflint.project.model import Program, ScopeRef, Where, call_where, where
+from ms_perflint.project.model import Program, ScopeRef, Shape, Where, call_where, where
 from ms_perflint.project.precision import program_precisions
 from ms_perflint.project.training import Training
 from ms_perflint.project.values import Known, Ref, Resolution
@@ -21,15 +21,6 @@ DEFAULT_ALIGNMENT = ms.CUBE_FRACTAL
 DEFAULT_MIN_DIM = ms.CUBE_FRACTAL * ms.AI_CORES
 #: Words that say a width is a vocabulary (its head is padded by a padding multiple and sliced back).
 VOCABULARY_WORDS = frozenset(("vocab", "vocabulary", "ntoken", "ntokens", "tokens"))
-
-
-@dataclass(frozen=True)
-class Shape:
-    """A tensor built from a written shape: the shape's expression (read in ``path``, ``scope``)."""
-
-    path: str
-    scope: int
-    value: Value
 
 
 @dataclass(frozen=True)
@@ -757,25 +748,9 @@ class _Finder:
                 return self.tensor_shape(found[0], found[1])
         return None
 
-    def tensor_shape(self, path: str, value: Value, depth: int = 0) -> Optional["Shape"]:
-        """The shape a tensor is built with: ``Parameter(Tensor(np.ones((a, b))))``, ``initializer(init, [a, b])``."""
-        value = self._uncast(path, value)
-        if value.kind != CALL or depth > 8:
-            return None
-        call = self.project.python[path].call(value.data)
-        if call is None or call.star:
-            return None
-        name = self.project.qualified(path, call) or call.callee
-        keeping = ms.SHAPE_KEEPING.get(name)
-        if keeping is not None:
-            inner = call.argument(keeping.keyword, keeping.position)
-            if inner is not None:
-                return self.tensor_shape(path, inner, depth + 1)
-        if name in ms.DIMS_AS_ARGUMENTS and not call.kwargs:
-            return Shape(path, call.scope, Value(OP, "tuple", tuple(call.args)))
-        builder = ms.SHAPE_BUILDERS.get(name)
-        shape = call.argument(builder.keyword, builder.position) if builder is not None else None
-        return Shape(path, call.scope, shape) if shape is not None else None
+    def tensor_shape(self, path: str, value: Value) -> Optional[Shape]:
+        """The shape a tensor is built with (:meth:`~ms_perflint.project.model.Project.tensor_shape`), through casts."""
+        return self.project.tensor_shape(path, value, self._uncast)
 
     def _branch(self, path: str, choice: Value, scope: int) -> Optional[Value]:
         """The branch of ``a if test else b`` that the test's known value picks (None when it is not known)."""

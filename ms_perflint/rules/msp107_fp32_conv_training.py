@@ -20,7 +20,8 @@ from ms_perflint.rules.check import Check, amp_switch_fix, amp_switch_text
 
 #: Words that, next to ``fp32``/``float32`` in a comment, say float32 is needed (``# D must stay fp32``).
 NEED_WORDS = ("need", "must", "keep", "require", "stable", "unstable", "nan", "overflow", "diverge", "precision")
-#: A config key or flag naming float32 (``--keep_fp32``, ``use_fp32: True``) says so too.
+#: A config key or flag naming float32 (``--keep_fp32``, ``use_fp32: True``) says so too; a key naming a file does
+#: not (``fp32_ckpt``: the float32 model's checkpoint a compression algorithm starts from).
 FP32_KEY_WORDS = ("fp32", "float32")
 
 
@@ -133,7 +134,9 @@ class Fp32ConvTraining(Rule):
               names fp32/float32 with a reason (`# the discriminator must stay fp32`, `# fp32 for stability`),
               a comment naming fp32 right over the training call (`# fp32 training` over the `Model(...)` of the
               arm Res2Net keeps for the parameter server and the CPU), or a config key or flag naming fp32
-              (`--keep_fp32`) -- a GAN or loss the author keeps in float32;
+              (`--keep_fp32`) -- a GAN or loss the author keeps in float32. A key that names a file
+              (`fp32_ckpt: ""`, the float32 checkpoint a compression algorithm such as golden-stick's starts
+              from) says which weights are read, not how to train, and does not count;
             - programs on GPU or CPU, and the 910a target (`ascend-target = "910a"`, MSP101's option), whose
               default precision mode already runs float32 convolutions in float16.
         """,
@@ -382,7 +385,8 @@ def _fp32_needed(check: Check, training: Training, precision: ProgramPrecision) 
             if any(m in lowered for m in ("fp32", "float32")) and any(w in lowered for w in NEED_WORDS):
                 return f"{path}:{line}"
     for key in check.values.config(precision.program):
-        if any(word in key.lower() for word in FP32_KEY_WORDS):
+        lowered = key.lower()
+        if any(word in lowered for word in FP32_KEY_WORDS) and not any(w in lowered for w in ms.FILE_KEY_WORDS):
             return key
     return None
 

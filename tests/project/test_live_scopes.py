@@ -92,3 +92,25 @@ def test_values_within_one_program_follow_only_the_callers_it_runs():
     assert values.can_hold("lib.py", load.scope, load.guards)  # some program passes True
     assert not values.can_hold("lib.py", load.scope, load.guards, programs["train.py"])
     assert values.can_hold("lib.py", load.scope, load.guards, programs["finetune.py"])
+
+
+def test_a_check_that_raises_on_a_missing_dataset_does_not_end_the_default_run():
+    # ``data_path: ""`` in the shipped config is a placeholder: ``if dataset is None: raise`` does not make the
+    # training below it dead code.
+    from ms_perflint.project.values import Values
+    from tests.project.test_values_provenance import project
+
+    source = (
+        "from mindspore.train import Model\n"
+        "DATA = ''\n"
+        "def train(path):\n"
+        "    dataset = load(path) if path else None\n"
+        "    if dataset is None:\n"
+        "        raise ValueError('a dataset is needed')\n"
+        "    Model(net, loss, opt).train(10, dataset)\n"
+        "if __name__ == '__main__':\n"
+        "    train(DATA)\n")
+    proj = project({"train.py": source})
+    values = Values(proj)
+    call = next(c for c in proj.python["train.py"].calls if c.method == "train")
+    assert values.can_hold("train.py", call.scope, call.guards)

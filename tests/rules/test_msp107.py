@@ -1268,3 +1268,96 @@ def test_sizes_unpacked_from_a_table_chosen_by_a_flag_are_counted():
     assert [(f.code, f.line) for f in found_large] == [("MSP107", 15)]
     assert "at least 4,718,592 convolution weights" in found_large[0].message
     assert lint(code.format(size="small")) == []  # 2 x 64 x 64 x 9 = 74 K: below the bound
+
+
+# --- shapes traced from the held-out audit heldout-7 ---------------------------------------------------------
+
+
+def test_a_network_another_package_transforms_under_its_own_name_is_still_trained():
+    # ``net = algo.apply(net)`` (a compression toolkit's algorithm) hands the program back the network it was
+    # given, its layers replaced: the training's network is still the CNN.
+    code = program("""
+        from compression_kit import GhostAlgo
+        net = Net()
+        algo = GhostAlgo({})
+        net = algo.apply(net)
+        Model(net, loss_fn=loss, optimizer=opt).train(10, data)
+    """)
+    assert found(code) == {"MSP107": [(MODEL_LINE + 4, 5)]}
+    # bound to another name, the call's result is not taken for the network
+    assert found(code.replace("net = algo.apply(net)", "student = algo.apply(net)")
+                 .replace("Model(net,", "Model(student,")) == {}
+
+
+def test_a_config_key_naming_a_float32_checkpoint_does_not_say_float32_is_needed():
+    flags = """
+import argparse
+parser = argparse.ArgumentParser()
+parser.add_argument("--{key}", default="")
+args = parser.parse_args()
+"""
+    code = program("Model(Net(), loss_fn=loss, optimizer=opt).train(10, data)", network=CNN + flags.format(
+        key="fp32_ckpt"))
+    assert "MSP107" in found(code)
+    assert found(code.replace("fp32_ckpt", "keep_fp32")) == {}  # a flag naming fp32 is the author's choice
+
+
+def test_amp_set_only_in_the_gpu_arm_leaves_the_ascend_arms_train_step_in_float32():
+    # ``if is_gpu: build_train_network(..., level="O2") else: StepCell(net, opt)``: the Ascend run trains the
+    # project's own step cell, in float32.
+    step_cell = """
+from mindspore import ops
+class StepCell(nn.Cell):
+    def __init__(self, network, optimizer):
+        super().__init__()
+        self.network = network
+        self.weights = optimizer.parameters
+        self.optimizer = optimizer
+        self.grad = ops.GradOperation(get_by_list=True)
+    def construct(self, x, y):
+        loss = self.network(x, y)
+        return self.optimizer(self.grad(self.network, self.weights)(x, y))
+"""
+    code = program("""
+        net = nn.WithLossCell(Net(), nn.MSELoss())
+        opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+        is_gpu = ms.get_context("device_target") == "GPU"
+        if is_gpu:
+            step = ms.amp.build_train_network(net, optimizer=opt, level="O2")
+        else:
+            step = StepCell(net, opt)
+        for x, y in data:
+            step(x, y)
+    """, network=CNN + step_cell)
+    lines = found(code).get("MSP107")
+    assert lines and len(lines) == 1 and lines[0][0] == code.lstrip("\n").splitlines().index(
+        "        step = StepCell(net, opt)") + 1
+    both = code.replace('level="O2")\n', 'level="O2")\n        ms.amp.auto_mixed_precision(net, "O2")\n', 1)
+    assert found(both) == {"MSP107": [(lines[0][0] + 1, lines[0][1])]}  # still only the GPU arm casts
+
+
+def test_a_cell_that_only_takes_gradients_of_its_network_is_not_a_train_step():
+    # A physics loss differentiates the network with respect to its input (``GradWrtX(net)``): no optimizer, no
+    # training of its own, next to the program's real training (here in mixed precision).
+    grad_cell = """
+from mindspore import ops
+class GradWrtX(nn.Cell):
+    def __init__(self, network):
+        super().__init__()
+        self.network = network
+        self.grad = ops.GradOperation()
+    def construct(self, x):
+        return self.grad(self.network)(x)
+class PhysicsLoss(nn.Cell):
+    def __init__(self, network):
+        super().__init__()
+        self.network = network
+        self.dx = GradWrtX(network)
+    def construct(self, x, y):
+        return ((self.network(x) - y) ** 2).mean() + self.dx(x).mean()
+"""
+    code = program("""
+        net = Net()
+        Model(PhysicsLoss(net), optimizer=opt, amp_level="O2").train(10, data)
+    """, network=CNN + grad_cell)
+    assert found(code) == {}

@@ -524,3 +524,10 @@ def test_a_train_step_cell_defined_in_the_training_function_is_a_training_progra
     assert len(at(guarded)) == 1  # 2.x's default mode, reported at the step
     assert at(guarded.replace("    class TrainStep(nn.Cell):", "    @ms.jit_class\n    class TrainStep(nn.Cell):")
               .replace("        def construct(self, x, y):", "        @ms.jit\n        def construct(self, x, y):")) == []
+
+
+def test_a_short_run_of_a_small_network_is_a_demo_not_worth_compiling():
+    from tests.rules.test_msp401 import DEMO
+
+    assert lint(DEMO.format(width=64, steps=300), version="2.3.1") == []
+    assert len(lint(DEMO.format(width=64, steps=5000), version="2.3.1")) == 1

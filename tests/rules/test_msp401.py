@@ -768,3 +768,95 @@ def test_a_callback_shared_by_a_sinking_and_a_non_sinking_program_names_the_non_
     found = check_folder(str(tmp_path), Settings(), rules=RULE)
     messages = [f.message for result in found.values() for f in result.findings]
     assert len(messages) == 1 and "without data sinking)" in messages[0]  # every program: no program named
+
+
+# --- host reads in what the step runs forward (traced from report-7 and report-5) --------------------------------
+
+#: A network whose forward flips its input with numpy (read on the host), trained by Model.train.
+FLIPPING_NET = """
+import numpy as np
+import mindspore as ms
+import mindspore.nn as nn
+{mode}
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 3, 3)
+
+    def flip(self, image):
+        return ms.Tensor(np.fliplr(image.asnumpy()))
+
+    def construct(self, x):
+        return self.conv(self.flip(x))
+
+if __name__ == "__main__":
+    model = ms.Model(Net(), loss_fn=nn.MSELoss(), optimizer=opt)
+    model.train(10, dataset)
+"""
+
+
+def test_a_host_read_in_the_networks_forward_is_read_every_step_in_pynative():
+    found = lint(FLIPPING_NET.format(mode='ms.set_context(mode=ms.PYNATIVE_MODE, device_target="Ascend")'))
+    assert [(f.line, f.column + 1) for f in found] == [(11, 36)]  # at the read, in Net.flip
+    assert "Net.flip" in found[0].message and "runs forward in PyNative" in found[0].message
+    assert lint(FLIPPING_NET.format(mode="")) != []  # 2.x: PyNative by default
+    # on the CPU no rule of the host-device family applies
+    assert lint(FLIPPING_NET.format(mode='ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU")')) == []
+
+
+def test_a_host_read_in_the_function_value_and_grad_differentiates_is_read_every_step():
+    code = TUTORIAL.replace("return loss_fn(logits, label), logits",
+                            "loss = loss_fn(logits, label)\n        return loss, loss.asnumpy()")
+    found = lint(code.format(body="        pass"))
+    assert len(found) == 1 and "forward_fn" in found[0].message
+    # compiled with jit, the forward is a graph: the step stays on the device (or fails to compile)
+    jitted = code.replace("    def train_step(data, label):", "    @ms.jit\n    def train_step(data, label):")
+    assert lint(jitted.format(body="        pass")) == []
+
+
+def test_shape_arithmetic_in_the_forward_is_not_a_host_read():
+    code = FLIPPING_NET.format(mode="").replace("return ms.Tensor(np.fliplr(image.asnumpy()))",
+                                                 "return image[:int(image.shape[0] / 2)]")
+    assert lint(code) == []
+
+
+#: A demo: an MLP trained for a known number of full-batch steps, printing the loss each step.
+DEMO = """
+import mindspore as ms
+import mindspore.nn as nn
+
+class MLP(nn.Cell):
+    def __init__(self, width):
+        super().__init__()
+        self.fc1 = nn.Dense(8, width)
+        self.fc2 = nn.Dense(width, 1)
+
+    def construct(self, x):
+        return self.fc2(self.fc1(x))
+
+net = MLP({width})
+loss_fn = nn.MSELoss()
+optimizer = nn.SGD(net.trainable_params(), 0.01)
+
+def forward_fn(x, y):
+    return loss_fn(net(x), y)
+
+grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+
+def train_step(x, y):
+    loss, grads = grad_fn(x, y)
+    optimizer(grads)
+    return loss
+
+for step in range({steps}):
+    loss = train_step(x, y)
+    print(loss)
+"""
+
+
+def test_a_short_run_of_a_small_network_is_a_demo_and_its_per_step_reads_are_not_reported():
+    assert lint(DEMO.format(width=64, steps=300)) == []  # 300 steps of a 0.6 K-parameter MLP: seconds
+    assert len(lint(DEMO.format(width=64, steps=5000))) == 1  # a longer run
+    assert len(lint(DEMO.format(width=1_000_000, steps=300))) == 1  # a large network: each step counts
+    unknown = DEMO.format(width=64, steps=300).replace("for step in range(300):", "for x, y in loader:")
+    assert len(lint(unknown)) == 1  # steps over data: the run's length is not known
