@@ -181,6 +181,8 @@ class Values:
     def __init__(self, project: Project) -> None:
         self.project = project
         self._configs: Dict[str, Dict[str, List[Known]]] = {}
+        #: Each YAML or JSON file's values, made once: the programs that read the file share them.
+        self._file_values: Dict[str, List[Tuple[str, Known]]] = {}
         #: Where each attribute store's value is written -> the object it is stored on (``args``).
         self._store_objects: Dict[Where, str] = {}
         self._live: Dict[str, Set[ScopeRef]] = {}
@@ -741,13 +743,10 @@ class Values:
             for path in self._config_files():
                 if path in program.files:
                     self._python_configs(path, program, values)
-            files = sorted([*self.project.yaml.items(), *self.project.json.items()]) if self.reads_config_files(
-                program) else []
-            for path, facts in files:
+            for path in self._data_config_files() if self.reads_config_files(program) else ():
                 if config_belongs(path, program.entry):
-                    source = "json" if path in self.project.json else "yaml"
-                    for _, key, value in facts.entries():
-                        values.setdefault(key, []).append(Known(value.data, where(path, value), source))
+                    for key, known in self._data_config_values(path):
+                        values.setdefault(key, []).append(known)
             script = posixpath.basename(program.entry)
             for path, facts in sorted(self.project.shell.items()):
                 if script in facts.scripts and shell_belongs(path, program.entry):
@@ -759,6 +758,21 @@ class Values:
             self._configs[program.entry] = values
             self._add_stores(program, values)
         return self._configs[program.entry]
+
+    def _data_config_files(self) -> List[str]:
+        """The project's YAML and JSON files, in order."""
+        return self.project.memo("data-config-files", lambda: sorted(
+            [*self.project.yaml, *self.project.json]))  # type: ignore[return-value]
+
+    def _data_config_values(self, path: str) -> List[Tuple[str, Known]]:
+        """``(key, value)`` of every entry of a YAML or JSON file, made once for all the programs that read it."""
+        found = self._file_values.get(path)
+        if found is None:
+            facts = self.project.json[path] if path in self.project.json else self.project.yaml[path]
+            source = "json" if path in self.project.json else "yaml"
+            found = self._file_values[path] = [(key, Known(value.data, where(path, value), source))
+                                               for _, key, value in facts.entries()]
+        return found
 
     def reads_config_files(self, program: Program) -> bool:
         """Can the program read a YAML or JSON config? Some file it runs imports a library that reads them

@@ -249,28 +249,30 @@ class PerStepHostSync(Rule):
                     self._file(check, training, programs, path, facts)
         for program in programs:
             with check.deciding(program.entry):
-                if _eager_step(check, program):
-                    self._forward_reads(check, training, program)
+                self._forward_reads(check, training, program)
 
     def _forward_reads(self, check: Check, training: Training, program: Program) -> None:
         """A host read in the code a PyNative training step runs forward -- the network's ``construct`` and the
         methods it calls, the function ``value_and_grad`` differentiates: it runs at every step, whatever the loop
-        around the step reads."""
+        around the step reads. (The mode is asked last: most programs have no such read.)"""
         project = check.project
-        for path, index in forward_scopes(project, training, program):
-            for call in project.python[path].calls:
-                if call.scope != index or (path, call.id) in self._reported or not host_read(call) \
-                        or not check.values.can_hold(path, call.scope, call.guards, program):
-                    continue
-                self._reported.add((path, call.id))
-                read = f"{_spelled(call.receiver)}.{call.method}()" if call.receiver is not None and call.method \
-                    else f"{call.callee}({_spelled(call.args[0])})"
-                where = project.python[path].scopes[index].name
-                check.report(self.code, path, call, (
-                    f"{read} in {where}, which every training step runs forward in PyNative, reads a device tensor "
-                    f"on the host every step: the host waits for the device to finish before the step goes on. "
-                    f"Compute what needs it with MindSpore ops instead of numpy so the step stays on the device (and "
-                    f"can then compile with mindspore.jit)"))
+        reads = [(path, index, call) for path, index in forward_scopes(project, training, program)
+                 for call in project.python[path].calls
+                 if call.scope == index and (path, call.id) not in self._reported and host_read(call)]
+        if not reads or not _eager_step(check, program):
+            return
+        for path, index, call in reads:
+            if (path, call.id) in self._reported or not check.values.can_hold(path, call.scope, call.guards, program):
+                continue
+            self._reported.add((path, call.id))
+            read = f"{_spelled(call.receiver)}.{call.method}()" if call.receiver is not None and call.method \
+                else f"{call.callee}({_spelled(call.args[0])})"
+            where = project.python[path].scopes[index].name
+            check.report(self.code, path, call, (
+                f"{read} in {where}, which every training step runs forward in PyNative, reads a device tensor "
+                f"on the host every step: the host waits for the device to finish before the step goes on. "
+                f"Compute what needs it with MindSpore ops instead of numpy so the step stays on the device (and "
+                f"can then compile with mindspore.jit)"))
 
     def _file(self, check: Check, training: Training, programs: List[Program], path: str,
               facts: PythonFacts) -> None:
