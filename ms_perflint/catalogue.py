@@ -1008,8 +1008,6 @@ JIT_DECORATORS = frozenset(("mindspore.jit", "mindspore.ms_function"))
 #: of a device-side queue per call; with one batch a call (the default) it is one step of ``fn``.
 DATA_SINK = "mindspore.data_sink"
 DATA_SINK_SIZE = Param("sink_size", 2)
-#: Tensor methods that copy a value to the host: a ``construct`` that calls one runs in PyNative only.
-HOST_READS = frozenset(("asnumpy", "item"))
 #: Comments that mention these are recorded with their line (``# ms.set_context(mode=ms.GRAPH_MODE)``).
 #: ``fp32``/``float32`` in a comment may say a network needs float32 (MSP107: a GAN's ``# D must stay fp32``).
 COMMENT_MARKERS: Tuple[str, ...] = ("GRAPH_MODE", "fp32", "FP32", "float32")

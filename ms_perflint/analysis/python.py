@@ -906,7 +906,7 @@ class _Collector(cst.CSTVisitor):
             if items is not None:
                 return self._placed(Value(OP, ITEMS, (items,)), node)
             inner = [self.value_of(a.value) for a in node.args if not a.star]
-            if _is_builtin_len(node, self):
+            if self._builtin_len(node):
                 return self._placed(Value(OP, LENGTH, (inner[0],)), node)
             if isinstance(node.func, cst.Attribute):
                 receiver = self.value_of(node.func.value)
@@ -916,6 +916,12 @@ class _Collector(cst.CSTVisitor):
             return self._placed(Value(UNKNOWN, cast=_first_cast(inner)), node)
         history = [*(call.args), *call.kwargs.values(), *([call.receiver] if call.receiver is not None else [])]
         return self._placed(Value(CALL, call_id, cast=_first_cast(history)), node)
+
+    def _builtin_len(self, node: cst.Call) -> bool:
+        """``len(x)``: the builtin (not a local or imported ``len``), one positional argument."""
+        return isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1 \
+            and not node.args[0].star and node.args[0].keyword is None and not self._is_local("len") \
+            and self.names.resolve("len") is None
 
     def _items_of(self, node: cst.Call) -> Optional[Value]:
         """The iterable a builtin that keeps its elements is called on (``tuple(x)``, ``list(x)``, ``filter(f, x)``)."""
@@ -1320,13 +1326,6 @@ def _merge(current: Dict[str, Value], body: Dict[str, Value], test: Value) -> No
         if other is value:
             continue
         current[name] = value if other is None else Value(OP, "ifexp", (test, value, other), text=value.text)
-
-
-def _is_builtin_len(node: cst.Call, visitor: "_Collector") -> bool:
-    """``len(x)``: the builtin (not a local or imported ``len``), one positional argument."""
-    return isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1 \
-        and not node.args[0].star and node.args[0].keyword is None and not visitor._is_local("len") \
-        and visitor.names.resolve("len") is None
 
 
 def _either_item(value: Optional[Value], position: int) -> Optional[Value]:

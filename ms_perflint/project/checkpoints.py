@@ -281,7 +281,7 @@ class Checkpoints:
         method = self.callback_method(path, scope)
         if method:
             unit = EPOCH if "epoch" in method.rsplit(".", 1)[-1] else STEP
-            period = self._guard_period(path, scope, guards, unit)
+            period = self._guard_period(path, scope, guards, Period(unit, (1,)))
             return Repeat(method, period, None, (path, scope), _conditional(guards))
         return None
 
@@ -343,9 +343,11 @@ class Checkpoints:
         facts = self.project.python[path]
         if loop.kind == "for":
             call = facts.call(iterable.data) if iterable is not None and iterable.kind == CALL else None
-            if call is None or call.callee != "range" or not call.args \
-                    or self.steps_of_an_epoch(path, call.args[-1 if len(call.args) < 3 else 1], call.scope):
+            if call is None or call.callee != "range" or not call.args:
                 return None
+            stop = call.args[1] if len(call.args) > 1 else call.args[0]
+            if self.steps_of_an_epoch(path, stop, call.scope):
+                return None  # ``range(dataset.get_dataset_size())``: one epoch of steps
         unit = STEP if self._trains_directly(path, loop.id) else EPOCH
         count = loop_count(self.values, path, loop, facts) if loop.kind == "for" else None
         return Period(unit, (count,) if count else ())
@@ -368,10 +370,9 @@ class Checkpoints:
                 return False
         return True
 
-    def _guard_period(self, path: str, scope: int, guards, unit: object) -> Period:
-        """Every iteration (``unit``: a unit name, or the :class:`Period` one iteration takes) with no period test
-        around the save; ``N`` iterations under ``x % N == 0`` (unknown when ``N`` is); nested tests multiply."""
-        period = unit if isinstance(unit, Period) else Period(str(unit), (1,))
+    def _guard_period(self, path: str, scope: int, guards, period: Period) -> Period:
+        """``period`` (what one iteration takes) with no period test around the save; ``N`` iterations of it under
+        ``x % N == 0`` (unknown when ``N`` is); nested tests multiply."""
         unit = period.unit
         for condition, holds in guards:
             divisor = _period_test(condition) if holds else _period_skip(condition)

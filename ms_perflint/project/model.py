@@ -686,42 +686,38 @@ class Project:
         return facts.functions.get(symbol.name) if facts is not None and symbol.kind == "function" else None
 
     def tensor_shape(self, path: str, value: Value, uncast: Callable[[str, Value], Value] = lambda _, v: v,
-                     scalars: bool = False, depth: int = 0) -> Optional[Shape]:
+                     scalars: bool = False) -> Optional[Shape]:
         """The shape a tensor is built with: ``Parameter(Tensor(np.ones((a, b))))``, ``initializer(init, [a, b])``,
         ``np.random.randn(a, b)``; with ``scalars``, ``()`` for a number (``Tensor(0.5)``, ``np.random.rand()``).
         ``uncast`` takes a cast off a value (``w.astype(t)``)."""
-        value = uncast(path, value)
+        value = self.tensor_data(path, value, uncast)
         if scalars and value.kind == LIT and type(value.data) in (int, float):
             return Shape(path, -1, Value(OP, "tuple", ()))
-        if value.kind != CALL or depth > 8:
-            return None
-        call = self.python[path].call(value.data)
+        call = self.python[path].call(value.data) if value.kind == CALL else None
         if call is None or call.star:
             return None
         name = self.qualified(path, call) or call.callee
-        keeping = ms.SHAPE_KEEPING.get(name)
-        if keeping is not None:
-            inner = call.argument(keeping.keyword, keeping.position)
-            if inner is not None:
-                return self.tensor_shape(path, inner, uncast, scalars, depth + 1)
         if name in ms.DIMS_AS_ARGUMENTS and not call.kwargs:
             return Shape(path, call.scope, Value(OP, "tuple", tuple(call.args)))
         builder = ms.SHAPE_BUILDERS.get(name)
         shape = call.argument(builder.keyword, builder.position) if builder is not None else None
         return Shape(path, call.scope, shape) if shape is not None else None
 
-    def tensor_data(self, path: str, value: Value) -> Optional[Value]:
-        """What a tensor is built from, inside the calls that keep its shape (``Parameter(Tensor(data))``)."""
+    def tensor_data(self, path: str, value: Value,
+                    uncast: Callable[[str, Value], Value] = lambda _, v: v) -> Value:
+        """What a tensor is built from, inside the calls that keep its shape (``Parameter(Tensor(data))``); the
+        innermost such call when it is given no data (``Tensor(shape=(a, b), init=...)``)."""
         for _ in range(8):
+            value = uncast(path, value)
             call = self.python[path].call(value.data) if value.kind == CALL else None
-            keeping = ms.SHAPE_KEEPING.get(self.qualified(path, call) or call.callee) if call is not None else None
-            if keeping is None:
+            if call is None or call.star:
                 return value
-            inner = call.argument(keeping.keyword, keeping.position)  # type: ignore[union-attr]
+            keeping = ms.SHAPE_KEEPING.get(self.qualified(path, call) or call.callee)
+            inner = call.argument(keeping.keyword, keeping.position) if keeping is not None else None
             if inner is None:
-                return None
+                return value
             value = inner
-        return None
+        return value
 
     def returned_items(self, path: str, value: Value, position: int,
                        depth: int = 0) -> List[Tuple[str, Value, int, Call]]:

@@ -300,7 +300,7 @@ def host_side(call: Call) -> str:
 def host_read(call: Call) -> str:
     """How the call reads a device tensor on the host (``.asnumpy()``, ``.item()``, ``float(loss)``); "" when it
     does not."""
-    if call.method in ms.HOST_READS and call.receiver is not None:
+    if call.method in ms.HOST_READ_METHODS and call.receiver is not None and not call.args:
         return f"reads a tensor on the host (.{call.method}())"
     if call.callee in ("int", "float") and len(call.args) == 1:
         argument = call.args[0]

@@ -916,9 +916,8 @@ class ParameterCount:
         shape = self.project.tensor_shape(path, Value(CALL, call.id), scalars=True)
         if shape is None:  # ``Tensor(init_coef["nu"])``: the data it is built from, when known
             data = self.project.tensor_data(path, Value(CALL, call.id))
-            found = self.values.resolve(path, data, call.scope, program=self.program, context=self.context()) \
-                if data is not None else None
-            sizes = [_elements(k.value) for k in found.values] if found is not None and found.complete else []
+            found = self.values.resolve(path, data, call.scope, program=self.program, context=self.context())
+            sizes = [_elements(k.value) for k in found.values] if found.complete else []
             return max(sizes) if sizes and None not in sizes else None  # type: ignore[type-var]
         value = shape.value
         dims = value.parts if value.kind == OP and value.data == "tuple" else (value,)

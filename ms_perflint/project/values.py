@@ -633,8 +633,10 @@ class Values:
         """Every run of the program decides every guard (each may go either way in different runs); False when some
         run leaves one to a value the linter cannot know (a config it cannot read, ``--device_num=$1``)."""
         for condition, _ in guards:
+            if _identity_test(condition):
+                return False
             found = self.resolve(path, condition, scope, program=program)
-            if not found.complete or not found.values or _identity_test(condition):
+            if not found.complete or not found.values:
                 return False
         return True
 
@@ -642,8 +644,10 @@ class Values:
                      program: Optional[Program] = None) -> bool:
         """True when every guard is known to go its way in every configuration (the code runs unconditionally)."""
         for condition, holds in guards:
+            if _identity_test(condition):
+                return False
             found = self.resolve(path, condition, scope, program=program)
-            if _identity_test(condition) or not found.complete or not found.values or any(bool(_plain(k.value)) != holds for k in found.values):
+            if not found.complete or not found.values or any(bool(_plain(k.value)) != holds for k in found.values):
                 return False
         return True
 
